@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * 9P2000 client layer of 9p2000.ko: requests in flight, version negotiation,
+ * flush on fatal signal, failure of everything pending when the connection
+ * dies, and refcounted fids whose last reference clunks.
+ *
+ * The VFS layer calls only what is declared here; it never sees bytes on the
+ * wire. Every function may sleep unless said otherwise. Errors are negative
+ * errno values or ERR_PTR().
+ */
+#ifndef V9FS_CLIENT_H
+#define V9FS_CLIENT_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/uidgid.h>
+#include <linux/uio.h>
+
+#include "v9p.h"
+
+/* Transports (struct v9fs_client_opts.trans). */
+#define V9FS_TRANS_TCP		0
+#define V9FS_TRANS_UNIX		1
+#define V9FS_TRANS_FD		2
+
+#define V9FS_DEFAULT_PORT	564
+#define V9FS_DEFAULT_MSIZE	(128 * 1024)	/* asked for when msize= is absent */
+#define V9FS_MIN_MSIZE		4096		/* a server offering less is absurd */
+#define V9FS_MAX_WALK		16		/* names per Twalk (9P limit) */
+
+/*
+ * debug= bitmask, bit for bit as the seed's documentation defines it.
+ * The client prints under 9P, RPC and TRANS; the others belong to the VFS.
+ */
+#define V9FS_DEBUG_ERROR	0x01	/* verbose error messages */
+#define V9FS_DEBUG_CURRENT	0x02	/* developer debug */
+#define V9FS_DEBUG_9P		0x04	/* 9P message trace */
+#define V9FS_DEBUG_VFS		0x08	/* VFS trace */
+#define V9FS_DEBUG_CONV		0x10	/* marshalling */
+#define V9FS_DEBUG_RPC		0x20	/* tags, waits, flushes */
+#define V9FS_DEBUG_TRANS	0x40	/* transport */
+#define V9FS_DEBUG_SLABS	0x80	/* allocation */
+
+/* Open modes (9P "mode" byte of Topen/Tcreate). */
+#define V9FS_OREAD		0x00
+#define V9FS_OWRITE		0x01
+#define V9FS_ORDWR		0x02
+#define V9FS_OEXEC		0x03
+#define V9FS_OTRUNC		0x10
+#define V9FS_ORCLOSE		0x40
+
+#define V9FS_NOFID		(~0U)
+
+struct v9fs_client;
+
+struct v9fs_client_opts {
+	int trans;			/* V9FS_TRANS_* */
+	const char *addr;		/* tcp: IPv4/IPv6 literal; unix: socket path */
+	u16 port;			/* tcp only; 0 means V9FS_DEFAULT_PORT */
+	int rfd, wfd;			/* fd only: descriptors of the mounting task */
+	u32 msize;			/* asked for; 0 means V9FS_DEFAULT_MSIZE */
+	enum v9p_dialect dialect;	/* asked for; may fall back to V9P_9P2000 */
+	unsigned int timeout;		/* seconds per RPC wait, 0 = wait forever */
+	unsigned int debug;		/* V9FS_DEBUG_* */
+};
+
+/*
+ * A fid: the client's handle on a file on the server. Refcounted; the last
+ * v9fs_fid_put() sends Tclunk (if the fid was ever established) and frees.
+ * The fields are read-only to the VFS except where marked.
+ */
+struct v9fs_fid {
+	struct v9fs_client *clnt;
+	u32 fid;			/* number on the wire */
+	refcount_t ref;
+	struct v9p_qid qid;		/* from attach/walk/open/create */
+	u32 iounit;			/* from Ropen/Rcreate, 0 if none */
+	int mode;			/* open mode, -1 while not open */
+	bool established;		/* server knows this fid: clunk on last put */
+	kuid_t uid;			/* VFS-owned: user this fid acts for */
+	struct hlist_node vfs_node;	/* VFS-owned: e.g. per-dentry fid list */
+};
+
+/* Module init/exit of the client layer (workqueue, caches). */
+int v9fs_client_init(void);
+void v9fs_client_exit(void);
+
+/*
+ * Connect, then negotiate Tversion. On success the negotiated msize and
+ * dialect are available from the accessors below.
+ */
+struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o);
+/* Fails whatever is pending, closes the transport and frees the client. */
+void v9fs_client_destroy(struct v9fs_client *c);
+/* umount -f: the connection is dead from now on; every waiter gets -EIO. */
+void v9fs_client_abort(struct v9fs_client *c);
+
+u32 v9fs_client_msize(const struct v9fs_client *c);		/* negotiated */
+enum v9p_dialect v9fs_client_dialect(const struct v9fs_client *c);
+bool v9fs_client_dead(const struct v9fs_client *c);
+unsigned int v9fs_client_debug(const struct v9fs_client *c);
+
+struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
+			     const char *uname, u32 n_uname, const char *aname);
+/*
+ * Walk from @fid along @names into a new fid. n == 0 clones @fid. More than
+ * 16 names are split over several Twalks. A partial walk gives -ENOENT.
+ */
+struct v9fs_fid *v9fs_walk(struct v9fs_fid *fid, unsigned int n,
+			   const char *const *names);
+int v9fs_open(struct v9fs_fid *fid, u8 mode);
+/* @dfid (a directory) becomes the new, open file; @extension is .u only. */
+int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
+		const char *extension);
+/* Split by min(iounit, msize - 24); short reads/writes give short counts. */
+ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to);
+ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from);
+/* One kmalloc'd block: the stat with its strings after it. kfree() it. */
+struct v9p_stat *v9fs_stat(struct v9fs_fid *fid);
+int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st);
+/* Consumes the caller's reference; the fid is gone on the server either way. */
+int v9fs_remove(struct v9fs_fid *fid);
+
+struct v9fs_fid *v9fs_fid_get(struct v9fs_fid *fid);
+void v9fs_fid_put(struct v9fs_fid *fid);
+
+#endif /* V9FS_CLIENT_H */
