@@ -1,0 +1,42 @@
+# Guest test programs and benchmarks (static, copied into the guest's /v9fs/bin).
+#
+# posix-suite  POSIX file-operation suite, prints TAP (tests/guest/posix.c)
+# fsx          randomized file-operation checker against a shadow copy (tests/guest/fsx.c)
+# mmap-check   compares a read-only / private mapping with read(2) (tests/guest/mmap_check.c)
+# hostile-9p   a 9P server that misbehaves on purpose (tests/guest/hostile.c, links proto/)
+# v9bench      timed workloads for bench/run.sh (bench/v9bench.c)
+
+GUEST_BIN := $(BUILD)/guest/bin
+
+GUEST_TEST_PROGS := $(GUEST_BIN)/posix-suite $(GUEST_BIN)/fsx $(GUEST_BIN)/mmap-check \
+	$(GUEST_BIN)/v9bench
+# hostile-9p needs the proto/ codec; build it once proto/v9p.h exists.
+ifneq ($(wildcard proto/v9p.h),)
+GUEST_TEST_PROGS += $(GUEST_BIN)/hostile-9p
+endif
+
+GUEST_PROGS += $(GUEST_TEST_PROGS)
+
+.PHONY: guest-progs guest-tests
+guest-progs: $(GUEST_PROGS)
+guest-tests: $(GUEST_TEST_PROGS)
+
+$(GUEST_BIN)/posix-suite: tests/guest/posix.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/fsx: tests/guest/fsx.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/mmap-check: tests/guest/mmap_check.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/hostile-9p: tests/guest/hostile.c $(PROTO_SRCS) $(PROTO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ tests/guest/hostile.c $(PROTO_SRCS)
+
+$(GUEST_BIN)/v9bench: bench/v9bench.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<

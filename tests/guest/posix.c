@@ -1,0 +1,961 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * posix-suite: a POSIX file-operation suite that prints TAP.
+ *
+ *	posix-suite [-s skip,list] [-p prefix] [-n entries] DIR
+ *
+ * Every check runs in a fresh sub-directory of DIR, so the same binary can be
+ * pointed at tmpfs (the baseline) and at any 9P mount, whatever the client.
+ * One TAP line per check; a failing check says which call failed and the
+ * errno text.  Groups a dialect cannot support are skipped by name with -s
+ * (e.g. "-s links,symlinks,xdev-rename" for plain 9P2000) and are reported as
+ * "ok - ... # SKIP" so the skip is visible rather than silent.
+ *
+ * Exit status: 0 when every check passed or was skipped, 1 when one failed,
+ * 2 on a usage error or when the working directory cannot be set up.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *prefix = "";
+static int failures;
+static int nr_entries = 10000;
+static char *skiplist;
+
+/* ---- TAP output ---------------------------------------------------- */
+
+static void vreport(int ok, const char *why, const char *fmt, va_list ap)
+{
+	printf("%sok - %s", ok ? "" : "not ", prefix);
+	vprintf(fmt, ap);
+	if (why)
+		printf(": %s", why);
+	putchar('\n');
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+/* A check whose outcome is a plain condition; @why explains a failure. */
+static int check(int ok, const char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(ok, ok ? NULL : why, fmt, ap);
+	va_end(ap);
+	return ok;
+}
+
+/* A check that a system call returning -1 on error succeeded. */
+static int check_sys(long ret, const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(ret != -1, ret == -1 ? strerror(err) : NULL, fmt, ap);
+	va_end(ap);
+	return ret != -1;
+}
+
+/* A check that a system call failed with exactly @want. */
+static int check_errno(long ret, int want, const char *fmt, ...)
+{
+	int err = errno;
+	char why[160];
+	int ok = ret == -1 && err == want;
+	va_list ap;
+
+	if (ret != -1)
+		snprintf(why, sizeof(why), "succeeded, expected %s", strerrorname_np(want));
+	else
+		snprintf(why, sizeof(why), "got %s (%s), expected %s",
+			 strerrorname_np(err) ? strerrorname_np(err) : "?",
+			 strerror(err), strerrorname_np(want));
+	va_start(ap, fmt);
+	vreport(ok, ok ? NULL : why, fmt, ap);
+	va_end(ap);
+	return ok;
+}
+
+static int skipped(const char *group)
+{
+	const char *p = skiplist;
+	size_t n = strlen(group);
+
+	while (p && *p) {
+		if (!strncmp(p, group, n) && (p[n] == ',' || p[n] == '\0')) {
+			printf("ok - %s%s # SKIP disabled with -s %s\n", prefix, group, group);
+			fflush(stdout);
+			return 1;
+		}
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+/* ---- small helpers ------------------------------------------------- */
+
+/* Writes all of @len bytes at @off; returns 0 or -1 with errno set. */
+static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Reads up to @len bytes at @off, looping over short reads; returns bytes read or -1. */
+static ssize_t pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(fd, p + got, len - got, off + got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = pwrite_all(fd, data, len, 0);
+	if (close(fd) < 0)
+		ret = -1;
+	return ret;
+}
+
+/* Reads the whole of @path into @buf (at most @size); returns bytes or -1. */
+static ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	n = pread_all(fd, buf, size, 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return n;
+}
+
+/* Does @path hold exactly @want? Fills @why on mismatch. */
+static int file_is(const char *path, const char *want, char *why, size_t whylen)
+{
+	char buf[256];
+	ssize_t n = read_file(path, buf, sizeof(buf));
+
+	if (n < 0) {
+		snprintf(why, whylen, "read %s: %s", path, strerror(errno));
+		return 0;
+	}
+	if ((size_t)n != strlen(want) || memcmp(buf, want, n)) {
+		snprintf(why, whylen, "content is \"%.*s\" (%zd bytes), expected \"%s\"",
+			 (int)(n > 40 ? 40 : n), buf, n, want);
+		return 0;
+	}
+	return 1;
+}
+
+static void fill_pattern(unsigned char *buf, size_t len, unsigned int seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = x;
+	}
+}
+
+static size_t first_diff(const unsigned char *a, const unsigned char *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return i;
+	return len;
+}
+
+/* ---- groups -------------------------------------------------------- */
+
+static void test_create(void)
+{
+	struct stat st;
+	int fd;
+
+	if (skipped("create"))
+		return;
+	fd = open("c1", O_CREAT | O_EXCL | O_WRONLY, 0640);
+	if (!check_sys(fd, "create: open(O_CREAT|O_EXCL) of a new file"))
+		return;
+	if (check_sys(fstat(fd, &st), "create: fstat of the new file")) {
+		check(S_ISREG(st.st_mode), "not a regular file",
+		      "create: new file is a regular file");
+		check(st.st_size == 0, "size is not 0", "create: new file is empty");
+		check((st.st_mode & 07777) == 0640, "mode differs",
+		      "create: new file has mode 0640 (got %04o)", st.st_mode & 07777);
+	}
+	close(fd);
+	check_sys(stat("c1", &st), "create: stat by name finds the new file");
+	fd = open("c1", O_CREAT | O_WRONLY, 0600);
+	check_sys(fd, "create: open(O_CREAT) of an existing file opens it");
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_rw(void)
+{
+	const size_t big = 1 << 20;
+	unsigned char *wbuf, *rbuf;
+	char why[200];
+	struct stat st;
+	ssize_t n;
+	size_t d;
+	int fd;
+
+	if (skipped("rw"))
+		return;
+	fd = open("rw1", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (!check_sys(fd, "rw: open(O_RDWR|O_CREAT)"))
+		return;
+	check_sys(write(fd, "hello, ", 7), "rw: write a first chunk");
+	check_sys(write(fd, "world", 5), "rw: write a second chunk after it");
+	check(file_is("rw1", "hello, world", why, sizeof(why)), why,
+	      "rw: both writes read back in order through a new fd");
+	check_sys(pwrite_all(fd, "W", 1, 7), "rw: pwrite one byte at offset 7");
+	check(file_is("rw1", "hello, World", why, sizeof(why)), why,
+	      "rw: pwrite replaced exactly one byte");
+	n = pread(fd, why, sizeof(why), 12);
+	check(n == 0, n < 0 ? strerror(errno) : "returned data",
+	      "rw: pread at end of file returns 0");
+	close(fd);
+
+	wbuf = malloc(big);
+	rbuf = malloc(big);
+	if (!wbuf || !rbuf) {
+		check(0, "out of memory", "rw: buffers for 1 MiB transfer");
+		goto out;
+	}
+	fill_pattern(wbuf, big, 1);
+	fd = open("rw2", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (!check_sys(fd, "rw: open a file for a 1 MiB transfer"))
+		goto out;
+	check_sys(pwrite_all(fd, wbuf, big, 0), "rw: write 1 MiB in one call");
+	check_sys(fsync(fd), "rw: fsync");
+	if (check_sys(fstat(fd, &st), "rw: fstat after 1 MiB write"))
+		check(st.st_size == (off_t)big, "wrong size",
+		      "rw: size is 1048576 after 1 MiB write (got %lld)", (long long)st.st_size);
+	close(fd);
+	fd = open("rw2", O_RDONLY);
+	if (!check_sys(fd, "rw: reopen the 1 MiB file read-only"))
+		goto out;
+	memset(rbuf, 0, big);
+	n = pread_all(fd, rbuf, big, 0);
+	if (n < 0) {
+		check_sys(-1, "rw: 1 MiB reads back identical");
+	} else {
+		d = first_diff(wbuf, rbuf, n);
+		snprintf(why, sizeof(why), "got %zd bytes, first difference at %zu", n, d);
+		check(n == (ssize_t)big && d == big, why, "rw: 1 MiB reads back identical");
+	}
+	/* an unaligned read that straddles transfer boundaries */
+	n = pread_all(fd, rbuf, 100000, 12345);
+	check(n == 100000 && !memcmp(rbuf, wbuf + 12345, 100000),
+	      n < 0 ? strerror(errno) : "data differs",
+	      "rw: unaligned 100000-byte pread at 12345 matches");
+	close(fd);
+out:
+	free(wbuf);
+	free(rbuf);
+}
+
+static void test_append(void)
+{
+	char why[200];
+	off_t pos;
+	int fa, fb, fw;
+
+	if (skipped("append"))
+		return;
+	if (!check_sys(write_file("ap", "0123456789", 10), "append: create a 10-byte file"))
+		return;
+	fa = open("ap", O_WRONLY | O_APPEND);
+	if (!check_sys(fa, "append: open(O_APPEND)"))
+		return;
+	check_sys(write(fa, "ab", 2), "append: write through the O_APPEND fd");
+	check(file_is("ap", "0123456789ab", why, sizeof(why)), why,
+	      "append: O_APPEND write landed at the end, not at offset 0");
+	pos = lseek(fa, 0, SEEK_CUR);
+	check(pos == 12, "wrong offset", "append: fd offset is 12 after the write (got %lld)",
+	      (long long)pos);
+
+	/* another fd grows the file; the O_APPEND fd must follow the new end */
+	fw = open("ap", O_WRONLY);
+	if (check_sys(fw, "append: open a second, plain fd")) {
+		check_sys(pwrite_all(fw, "XYZ", 3, 12), "append: second fd extends the file");
+		close(fw);
+	}
+	check_sys(write(fa, "cd", 2), "append: O_APPEND write after another fd grew the file");
+	check(file_is("ap", "0123456789abXYZcd", why, sizeof(why)), why,
+	      "append: O_APPEND write follows the end set by another fd");
+
+	/* two O_APPEND fds interleave without overwriting each other */
+	fb = open("ap", O_WRONLY | O_APPEND);
+	if (check_sys(fb, "append: open a second O_APPEND fd")) {
+		check_sys(write(fb, "1", 1), "append: write via second O_APPEND fd");
+		check_sys(write(fa, "2", 1), "append: write via first O_APPEND fd");
+		check_sys(write(fb, "3", 1), "append: write via second O_APPEND fd again");
+		close(fb);
+		check(file_is("ap", "0123456789abXYZcd123", why, sizeof(why)), why,
+		      "append: two O_APPEND fds interleave at the end");
+	}
+	/* lseek does not defeat O_APPEND */
+	lseek(fa, 0, SEEK_SET);
+	check_sys(write(fa, "!", 1), "append: write after lseek(0) on O_APPEND fd");
+	check(file_is("ap", "0123456789abXYZcd123!", why, sizeof(why)), why,
+	      "append: lseek(0) then write still appends");
+	close(fa);
+}
+
+static void test_truncate(void)
+{
+	char buf[64], why[200];
+	struct stat st;
+	ssize_t n;
+	int fd, i, zero;
+
+	if (skipped("truncate"))
+		return;
+	if (!check_sys(write_file("tr", "abcdefghij", 10), "truncate: create a 10-byte file"))
+		return;
+	check_sys(truncate("tr", 4), "truncate: truncate(path, 4) shrinks");
+	check(file_is("tr", "abcd", why, sizeof(why)), why,
+	      "truncate: shrunk file holds its first 4 bytes");
+	check_sys(truncate("tr", 32), "truncate: truncate(path, 32) grows");
+	n = read_file("tr", buf, sizeof(buf));
+	zero = n == 32 && !memcmp(buf, "abcd", 4);
+	for (i = 4; zero && i < 32; i++)
+		zero = buf[i] == 0;
+	check(zero, n < 0 ? strerror(errno) : "wrong size or non-zero tail",
+	      "truncate: grown file reads 32 bytes, zeros past the old end");
+	fd = open("tr", O_RDWR);
+	if (check_sys(fd, "truncate: open for ftruncate")) {
+		check_sys(ftruncate(fd, 2), "truncate: ftruncate(fd, 2)");
+		if (check_sys(fstat(fd, &st), "truncate: fstat after ftruncate"))
+			check(st.st_size == 2, "wrong size",
+			      "truncate: fstat size is 2 after ftruncate (got %lld)",
+			      (long long)st.st_size);
+		check_sys(ftruncate(fd, 0), "truncate: ftruncate(fd, 0)");
+		n = pread(fd, buf, sizeof(buf), 0);
+		check(n == 0, n < 0 ? strerror(errno) : "data remains",
+		      "truncate: read after ftruncate(0) returns 0");
+		close(fd);
+	}
+	check_sys(write_file("tr", "abcdefghij", 10), "truncate: refill the file");
+	fd = open("tr", O_WRONLY | O_TRUNC);
+	if (check_sys(fd, "truncate: open(O_TRUNC)")) {
+		if (check_sys(fstat(fd, &st), "truncate: fstat after O_TRUNC"))
+			check(st.st_size == 0, "not empty",
+			      "truncate: O_TRUNC empties the file (size %lld)",
+			      (long long)st.st_size);
+		close(fd);
+	}
+}
+
+static void test_rename(void)
+{
+	char why[200];
+	struct stat st;
+
+	if (skipped("rename"))
+		return;
+	if (!check_sys(write_file("rn-a", "A", 1), "rename: create source file"))
+		return;
+	check_sys(rename("rn-a", "rn-b"), "rename: rename within a directory");
+	check_errno(stat("rn-a", &st), ENOENT, "rename: old name is gone");
+	check(file_is("rn-b", "A", why, sizeof(why)), why, "rename: new name has the content");
+
+	check_sys(write_file("rn-c", "C", 1), "rename: create a target to overwrite");
+	check_sys(rename("rn-b", "rn-c"), "rename: rename over an existing file");
+	check_errno(stat("rn-b", &st), ENOENT, "rename: source name is gone after overwrite");
+	check(file_is("rn-c", "A", why, sizeof(why)), why,
+	      "rename: target now has the source's content");
+
+	check_sys(mkdir("rn-d", 0755), "rename: mkdir for directory rename");
+	check_sys(rename("rn-d", "rn-e"), "rename: rename a directory");
+	check_sys(stat("rn-e", &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1,
+		  "rename: renamed directory is a directory");
+	rmdir("rn-e");
+
+	if (skipped("xdev-rename"))
+		return;
+	check_sys(mkdir("rn-x", 0755), "xdev-rename: mkdir target directory");
+	check_sys(rename("rn-c", "rn-x/moved"), "xdev-rename: rename into another directory");
+	check_errno(stat("rn-c", &st), ENOENT, "xdev-rename: old name is gone");
+	check(file_is("rn-x/moved", "A", why, sizeof(why)), why,
+	      "xdev-rename: file is found in the other directory");
+	check_sys(rename("rn-x/moved", "rn-back"), "xdev-rename: rename back to the parent");
+	check(file_is("rn-back", "A", why, sizeof(why)), why,
+	      "xdev-rename: file is back in the parent");
+}
+
+static void test_links(void)
+{
+	struct stat a, b;
+	char why[200];
+
+	if (skipped("links"))
+		return;
+	if (!check_sys(write_file("ln-a", "L", 1), "links: create a file"))
+		return;
+	check_sys(link("ln-a", "ln-b"), "links: link(ln-a, ln-b)");
+	if (check_sys(stat("ln-a", &a), "links: stat original") &&
+	    check_sys(stat("ln-b", &b), "links: stat link")) {
+		check(a.st_nlink == 2, "wrong nlink", "links: nlink is 2 (got %lu)",
+		      (unsigned long)a.st_nlink);
+		check(a.st_ino == b.st_ino, "inode numbers differ",
+		      "links: both names have the same inode number");
+	}
+	check_sys(write_file("ln-b", "M", 1), "links: write through the second name");
+	check(file_is("ln-a", "M", why, sizeof(why)), why, "links: change seen via the first name");
+	check_sys(unlink("ln-a"), "links: unlink the first name");
+	check(file_is("ln-b", "M", why, sizeof(why)), why,
+	      "links: the second name still has the data");
+	if (check_sys(stat("ln-b", &b), "links: stat remaining name"))
+		check(b.st_nlink == 1, "wrong nlink", "links: nlink back to 1 (got %lu)",
+		      (unsigned long)b.st_nlink);
+	check_errno(link("ln-none", "ln-c"), ENOENT, "links: link to a missing file is ENOENT");
+}
+
+static void test_symlinks(void)
+{
+	char buf[256], why[200];
+	struct stat st;
+	ssize_t n;
+
+	if (skipped("symlinks"))
+		return;
+	check_sys(write_file("sl-target", "T", 1), "symlinks: create target");
+	if (!check_sys(symlink("sl-target", "sl-link"), "symlinks: symlink(sl-target, sl-link)"))
+		return;
+	n = readlink("sl-link", buf, sizeof(buf));
+	check(n == 9 && !memcmp(buf, "sl-target", 9), n < 0 ? strerror(errno) : "wrong target",
+	      "symlinks: readlink returns the target");
+	if (check_sys(lstat("sl-link", &st), "symlinks: lstat the link"))
+		check(S_ISLNK(st.st_mode), "not a symlink", "symlinks: lstat says S_IFLNK");
+	if (check_sys(stat("sl-link", &st), "symlinks: stat follows the link"))
+		check(S_ISREG(st.st_mode) && st.st_size == 1, "wrong file",
+		      "symlinks: stat sees the 1-byte target");
+	check(file_is("sl-link", "T", why, sizeof(why)), why, "symlinks: open follows the link");
+	check_sys(symlink("no/such/target", "sl-dangling"), "symlinks: dangling symlink");
+	check_errno(open("sl-dangling", O_RDONLY), ENOENT,
+		    "symlinks: opening a dangling link is ENOENT");
+	n = readlink("sl-target", buf, sizeof(buf));
+	check_errno(n, EINVAL, "symlinks: readlink of a regular file is EINVAL");
+	check_sys(unlink("sl-link"), "symlinks: unlink the link");
+	check_sys(stat("sl-target", &st), "symlinks: target survives unlink of the link");
+}
+
+static void test_mkdir(void)
+{
+	struct stat st;
+
+	if (skipped("mkdir"))
+		return;
+	if (!check_sys(mkdir("md", 0750), "mkdir: mkdir(md, 0750)"))
+		return;
+	if (check_sys(stat("md", &st), "mkdir: stat the new directory")) {
+		check(S_ISDIR(st.st_mode), "not a directory", "mkdir: it is a directory");
+		check((st.st_mode & 0777) == 0750, "mode differs",
+		      "mkdir: mode is 0750 (got %04o)", st.st_mode & 07777);
+	}
+	check_errno(mkdir("md", 0755), EEXIST, "mkdir: mkdir of an existing name is EEXIST");
+	check_sys(mkdir("md/sub", 0755), "mkdir: nested mkdir");
+	check_sys(write_file("md/sub/f", "x", 1), "mkdir: create a file in the nested dir");
+	check_errno(rmdir("md/sub"), ENOTEMPTY, "mkdir: rmdir of a non-empty directory");
+	check_sys(unlink("md/sub/f"), "mkdir: unlink the file");
+	check_sys(rmdir("md/sub"), "mkdir: rmdir of the now empty directory");
+	check_errno(stat("md/sub", &st), ENOENT, "mkdir: removed directory is gone");
+	check_sys(rmdir("md"), "mkdir: rmdir the parent");
+}
+
+static void test_readdir(void)
+{
+	char name[64];
+	unsigned char *seen;
+	int i, fd, created = 0, dups = 0, missing = 0, strays = 0;
+	struct dirent *de;
+	long pos;
+	DIR *d;
+
+	if (skipped("readdir"))
+		return;
+	if (!check_sys(mkdir("rd", 0755), "readdir: mkdir"))
+		return;
+	for (i = 0; i < nr_entries; i++) {
+		snprintf(name, sizeof(name), "rd/entry-%05d", i);
+		fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0)
+			break;
+		close(fd);
+		created++;
+	}
+	if (!check(created == nr_entries, strerror(errno),
+		   "readdir: create %d files (created %d)", nr_entries, created))
+		goto cleanup;
+	seen = calloc(nr_entries, 1);
+	d = opendir("rd");
+	if (!check_sys(d ? 0 : -1, "readdir: opendir") || !seen) {
+		free(seen);
+		goto cleanup;
+	}
+	errno = 0;
+	while ((de = readdir(d))) {
+		int idx;
+		char tail;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (sscanf(de->d_name, "entry-%d%c", &idx, &tail) != 1 ||
+		    idx < 0 || idx >= nr_entries) {
+			strays++;
+			continue;
+		}
+		if (seen[idx]++)
+			dups++;
+	}
+	check_sys(errno ? -1 : 0, "readdir: readdir ends without an error");
+	for (i = 0; i < nr_entries; i++)
+		missing += !seen[i];
+	check(!missing && !dups && !strays, "mismatch",
+	      "readdir: all %d names seen exactly once (%d missing, %d duplicates, %d strays)",
+	      nr_entries, missing, dups, strays);
+
+	if (!skipped("seekdir")) {
+		char want[5][256];
+		int k, same = 1;
+
+		rewinddir(d);
+		for (i = 0; i < nr_entries / 2 && readdir(d); i++)
+			;
+		pos = telldir(d);
+		check_sys(pos, "seekdir: telldir in the middle of a large directory");
+		for (k = 0; k < 5; k++) {
+			de = readdir(d);
+			snprintf(want[k], sizeof(want[k]), "%s", de ? de->d_name : "(end)");
+		}
+		/* read on a little, then jump back */
+		for (i = 0; i < 100 && readdir(d); i++)
+			;
+		seekdir(d, pos);
+		for (k = 0; k < 5; k++) {
+			de = readdir(d);
+			if (strcmp(want[k], de ? de->d_name : "(end)"))
+				same = 0;
+		}
+		check(same, "different entries after seekdir",
+		      "seekdir: seekdir(telldir()) returns the same 5 entries");
+		rewinddir(d);
+		memset(seen, 0, nr_entries);
+		missing = 0;
+		while ((de = readdir(d))) {
+			int idx;
+
+			if (sscanf(de->d_name, "entry-%d", &idx) == 1 && idx >= 0 &&
+			    idx < nr_entries)
+				seen[idx] = 1;
+		}
+		for (i = 0; i < nr_entries; i++)
+			missing += !seen[i];
+		check(!missing, "entries missing",
+		      "seekdir: rewinddir then a full pass sees every entry (%d missing)", missing);
+	}
+	closedir(d);
+	free(seen);
+cleanup:
+	for (i = 0; i < created; i++) {
+		snprintf(name, sizeof(name), "rd/entry-%05d", i);
+		unlink(name);
+	}
+	check_sys(rmdir("rd"), "readdir: remove the %d entries and the directory", created);
+}
+
+static void test_chmod(void)
+{
+	struct stat st;
+	int fd;
+
+	if (skipped("chmod"))
+		return;
+	if (!check_sys(write_file("cm", "x", 1), "chmod: create a file"))
+		return;
+	check_sys(chmod("cm", 0604), "chmod: chmod(0604)");
+	if (check_sys(stat("cm", &st), "chmod: stat"))
+		check((st.st_mode & 07777) == 0604, "mode differs",
+		      "chmod: mode is 0604 (got %04o)", st.st_mode & 07777);
+	fd = open("cm", O_RDONLY);
+	if (check_sys(fd, "chmod: open for fchmod")) {
+		check_sys(fchmod(fd, 0750), "chmod: fchmod(0750)");
+		if (check_sys(fstat(fd, &st), "chmod: fstat"))
+			check((st.st_mode & 07777) == 0750, "mode differs",
+			      "chmod: mode is 0750 (got %04o)", st.st_mode & 07777);
+		close(fd);
+	}
+}
+
+static void test_chown(void)
+{
+	struct stat st;
+
+	if (skipped("chown"))
+		return;
+	if (geteuid() != 0) {
+		printf("ok - %schown # SKIP not running as root\n", prefix);
+		return;
+	}
+	if (!check_sys(write_file("co", "x", 1), "chown: create a file"))
+		return;
+	check_sys(chown("co", 1234, 5678), "chown: chown(1234, 5678) as root");
+	if (check_sys(stat("co", &st), "chown: stat"))
+		check(st.st_uid == 1234 && st.st_gid == 5678, "owner differs",
+		      "chown: owner is 1234:5678 (got %u:%u)", st.st_uid, st.st_gid);
+	check_sys(chown("co", -1, 4321), "chown: chown(-1, 4321) changes only the group");
+	if (check_sys(stat("co", &st), "chown: stat again"))
+		check(st.st_uid == 1234 && st.st_gid == 4321, "owner differs",
+		      "chown: owner is 1234:4321 (got %u:%u)", st.st_uid, st.st_gid);
+}
+
+static void test_utimes(void)
+{
+	struct timespec ts[2] = {
+		{ .tv_sec = 1000000000, .tv_nsec = 0 },	/* 2001-09-09 */
+		{ .tv_sec = 1234567890, .tv_nsec = 0 },	/* 2009-02-13 */
+	};
+	struct stat st;
+	time_t before;
+
+	if (skipped("utimes"))
+		return;
+	if (!check_sys(write_file("ut", "x", 1), "utimes: create a file"))
+		return;
+	check_sys(utimensat(AT_FDCWD, "ut", ts, 0), "utimes: set atime and mtime");
+	if (check_sys(stat("ut", &st), "utimes: stat")) {
+		check(st.st_mtime == ts[1].tv_sec, "mtime differs",
+		      "utimes: mtime is 1234567890 (got %lld)", (long long)st.st_mtime);
+		check(st.st_atime == ts[0].tv_sec, "atime differs",
+		      "utimes: atime is 1000000000 (got %lld)", (long long)st.st_atime);
+	}
+	before = time(NULL) - 5;
+	check_sys(utimensat(AT_FDCWD, "ut", NULL, 0), "utimes: set times to now");
+	if (check_sys(stat("ut", &st), "utimes: stat after touch"))
+		check(st.st_mtime >= before, "mtime not recent",
+		      "utimes: mtime is now (got %lld, now about %lld)",
+		      (long long)st.st_mtime, (long long)before + 5);
+}
+
+static void test_statfs(void)
+{
+	struct statfs sf;
+
+	if (skipped("statfs"))
+		return;
+	if (check_sys(statfs(".", &sf), "statfs: statfs(\".\")"))
+		check(sf.f_bsize > 0, "f_bsize is 0", "statfs: block size is positive (%ld)",
+		      (long)sf.f_bsize);
+}
+
+static void test_unlink_open(void)
+{
+	char buf[32];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (skipped("unlink-open"))
+		return;
+	fd = open("uo", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (!check_sys(fd, "unlink-open: create and open a file"))
+		return;
+	check_sys(pwrite_all(fd, "before", 6, 0), "unlink-open: write before unlink");
+	check_sys(unlink("uo"), "unlink-open: unlink while open");
+	check_errno(stat("uo", &st), ENOENT, "unlink-open: name is gone");
+	n = pread(fd, buf, sizeof(buf), 0);
+	check(n == 6 && !memcmp(buf, "before", 6), n < 0 ? strerror(errno) : "wrong data",
+	      "unlink-open: fd still reads the data");
+	check_sys(pwrite_all(fd, "-after", 6, 6), "unlink-open: fd still writes");
+	n = pread(fd, buf, sizeof(buf), 0);
+	check(n == 12 && !memcmp(buf, "before-after", 12), n < 0 ? strerror(errno) : "wrong data",
+	      "unlink-open: fd reads back what it wrote after unlink");
+	if (check_sys(fstat(fd, &st), "unlink-open: fstat on the unlinked file"))
+		check(st.st_size == 12, "wrong size", "unlink-open: size is 12 (got %lld)",
+		      (long long)st.st_size);
+	check_sys(close(fd), "unlink-open: close the unlinked file");
+}
+
+static void test_excl(void)
+{
+	int fd;
+
+	if (skipped("excl"))
+		return;
+	if (!check_sys(write_file("ex", "x", 1), "excl: create a file"))
+		return;
+	fd = open("ex", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	check_errno(fd, EEXIST, "excl: O_CREAT|O_EXCL on an existing file is EEXIST");
+	if (fd >= 0)
+		close(fd);
+	fd = open("ex-new", O_CREAT | O_EXCL | O_WRONLY, 0644);
+	check_sys(fd, "excl: O_CREAT|O_EXCL on a new name succeeds");
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_errors(void)
+{
+	struct stat st;
+
+	if (skipped("errors"))
+		return;
+	write_file("er-file", "x", 1);
+	check_errno(open("er-none", O_RDONLY), ENOENT, "errors: open of a missing file is ENOENT");
+	check_errno(stat("er-none/x", &st), ENOENT, "errors: stat below a missing dir is ENOENT");
+	check_errno(unlink("er-none"), ENOENT, "errors: unlink of a missing file is ENOENT");
+	check_errno(rmdir("er-none"), ENOENT, "errors: rmdir of a missing dir is ENOENT");
+	check_errno(rename("er-none", "er-x"), ENOENT,
+		    "errors: rename of a missing file is ENOENT");
+	check_errno(stat("er-file/x", &st), ENOTDIR,
+		    "errors: stat below a regular file is ENOTDIR");
+	check_errno(open("er-file/x", O_CREAT | O_WRONLY, 0644), ENOTDIR,
+		    "errors: create below a regular file is ENOTDIR");
+	check_errno(rmdir("er-file"), ENOTDIR, "errors: rmdir of a regular file is ENOTDIR");
+	mkdir("er-dir", 0755);
+	check_errno(open("er-dir", O_WRONLY), EISDIR,
+		    "errors: opening a directory for writing is EISDIR");
+	check_errno(unlink("er-dir"), EISDIR, "errors: unlink of a directory is EISDIR");
+}
+
+static void test_sparse(void)
+{
+	const off_t off = (4LL << 30) + 4096 + 7;	/* past 4 GiB, unaligned */
+	char buf[16];
+	struct stat st;
+	ssize_t n;
+	int fd, zero, i;
+
+	if (skipped("sparse4g"))
+		return;
+	fd = open("sp", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (!check_sys(fd, "sparse4g: create a file"))
+		return;
+	check_sys(pwrite_all(fd, "tail!", 5, off), "sparse4g: pwrite at 4 GiB + 4103");
+	if (check_sys(fstat(fd, &st), "sparse4g: fstat"))
+		check(st.st_size == off + 5, "wrong size", "sparse4g: size is %lld (got %lld)",
+		      (long long)off + 5, (long long)st.st_size);
+	n = pread(fd, buf, 5, off);
+	check(n == 5 && !memcmp(buf, "tail!", 5), n < 0 ? strerror(errno) : "wrong data",
+	      "sparse4g: data past 4 GiB reads back");
+	n = pread(fd, buf, sizeof(buf), 1LL << 31);
+	zero = n == (ssize_t)sizeof(buf);
+	for (i = 0; zero && i < n; i++)
+		zero = buf[i] == 0;
+	check(zero, n < 0 ? strerror(errno) : "hole is not zeros", "sparse4g: the hole reads zeros");
+	close(fd);
+	unlink("sp");
+}
+
+static void test_fifo(void)
+{
+	struct stat st;
+	char c = 0;
+	int r, w;
+
+	if (skipped("fifo"))
+		return;
+	if (!check_sys(mknod("ff", S_IFIFO | 0644, 0), "fifo: mknod(S_IFIFO)"))
+		return;
+	if (check_sys(lstat("ff", &st), "fifo: lstat"))
+		check(S_ISFIFO(st.st_mode), "not a fifo", "fifo: lstat says S_IFIFO (mode %o)",
+		      st.st_mode);
+	r = open("ff", O_RDONLY | O_NONBLOCK);
+	if (!check_sys(r, "fifo: open read end"))
+		return;
+	w = open("ff", O_WRONLY | O_NONBLOCK);
+	if (check_sys(w, "fifo: open write end")) {
+		check_sys(write(w, "p", 1), "fifo: write a byte");
+		check(read(r, &c, 1) == 1 && c == 'p', "byte not received",
+		      "fifo: byte comes out of the read end");
+		close(w);
+	}
+	close(r);
+}
+
+/* ---- main ---------------------------------------------------------- */
+
+static const char *const groups[] = {
+	"create", "rw", "append", "truncate", "rename", "xdev-rename", "links", "symlinks",
+	"mkdir", "readdir", "seekdir", "chmod", "chown", "utimes", "statfs", "unlink-open",
+	"excl", "errors", "sparse4g", "fifo", NULL,
+};
+
+static int known_group(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; groups[i]; i++)
+		if (strlen(groups[i]) == len && !strncmp(groups[i], name, len))
+			return 1;
+	return 0;
+}
+
+static void usage(void)
+{
+	int i;
+
+	fprintf(stderr, "usage: posix-suite [-s group,...] [-p prefix] [-n entries] DIR\n"
+		"groups:");
+	for (i = 0; groups[i]; i++)
+		fprintf(stderr, " %s", groups[i]);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+/* Removes what a failed run may have left behind (best effort, one level deep). */
+static void remove_tree(const char *path)
+{
+	struct dirent *de;
+	char sub[4096];
+	DIR *d = opendir(path);
+
+	if (d) {
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+			if (unlink(sub) < 0 && (errno == EISDIR || errno == EPERM))
+				remove_tree(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+int main(int argc, char **argv)
+{
+	char work[4096];
+	const char *p;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "s:p:n:h")) != -1) {
+		switch (opt) {
+		case 's':
+			skiplist = optarg;
+			break;
+		case 'p':
+			prefix = optarg;
+			break;
+		case 'n':
+			nr_entries = atoi(optarg);
+			if (nr_entries <= 0)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc - 1)
+		usage();
+	for (p = skiplist; p && *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len && !known_group(p, len)) {
+			fprintf(stderr, "posix-suite: unknown group '%.*s' in -s\n", (int)len, p);
+			usage();
+		}
+		p += len + (p[len] == ',');
+	}
+
+	umask(0);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(work, sizeof(work), "%s/posix-suite.%d", argv[optind], (int)getpid());
+	if (mkdir(work, 0777) < 0 || chdir(work) < 0) {
+		printf("not ok - %screate working directory %s: %s\n", prefix, work,
+		       strerror(errno));
+		return 2;
+	}
+	printf("# posix-suite in %s\n", work);
+
+	test_create();
+	test_rw();
+	test_append();
+	test_truncate();
+	test_rename();
+	test_links();
+	test_symlinks();
+	test_mkdir();
+	test_readdir();
+	test_chmod();
+	test_chown();
+	test_utimes();
+	test_statfs();
+	test_unlink_open();
+	test_excl();
+	test_errors();
+	test_sparse();
+	test_fifo();
+
+	if (chdir("..") == 0)
+		remove_tree(work);
+	printf("# posix-suite: %d failed\n", failures);
+	return failures ? 1 : 0;
+}
