@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Transports of 9p2000.ko: bytes in and out of one connection, nothing more.
+ *
+ * The client owns one transport per connection. It sends whole messages from
+ * one thread and receives from another, so send and recv are never called
+ * concurrently with themselves, only with each other. Both block; abort()
+ * makes a blocked call return soon, from any context that may sleep.
+ */
+#ifndef V9FS_TRANS_H
+#define V9FS_TRANS_H
+
+#include <linux/types.h>
+
+struct v9fs_client_opts;
+struct v9fs_trans;
+
+struct v9fs_trans_ops {
+	const char *name;
+	/* Called in the mounting task (its fds, its network namespace). */
+	int (*connect)(struct v9fs_trans *t, const struct v9fs_client_opts *o);
+	/* Write all @len bytes or fail with a negative errno. */
+	int (*send)(struct v9fs_trans *t, const void *buf, size_t len);
+	/* Read exactly @len bytes; end of stream is -ECONNRESET. */
+	int (*recv)(struct v9fs_trans *t, void *buf, size_t len);
+	/* Unblock send/recv for good (shutdown); the transport stays allocated. */
+	void (*abort)(struct v9fs_trans *t);
+	/* Release everything connect() took. After abort() or instead of it. */
+	void (*close)(struct v9fs_trans *t);
+};
+
+struct v9fs_trans {
+	const struct v9fs_trans_ops *ops;
+	void *priv;			/* the transport's own state */
+	unsigned int debug;		/* V9FS_DEBUG_* of the mount */
+};
+
+extern const struct v9fs_trans_ops v9fs_trans_tcp;
+extern const struct v9fs_trans_ops v9fs_trans_unix;
+extern const struct v9fs_trans_ops v9fs_trans_fd;
+
+/* Pick the ops for o->trans and connect; 0 or a negative errno. */
+int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o);
+
+#define v9fs_trans_dbg(t, fmt, ...)					\
+	do {								\
+		if ((t)->debug & V9FS_DEBUG_TRANS)			\
+			pr_info("9P trans: " fmt, ##__VA_ARGS__);	\
+	} while (0)
+
+#endif /* V9FS_TRANS_H */

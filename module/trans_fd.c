@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fd transport of 9p2000.ko: two descriptors of the mounting task (rfdno,
+ * wfdno), a pipe pair or a socket, read and written with kernel_read() and
+ * kernel_write().
+ *
+ * A pipe cannot be shut down from our side, so a blocked read or write is
+ * ended by a signal to the client's own kernel thread (see client.c); all
+ * this file has to do is give up when the call is interrupted.
+ */
+#define pr_fmt(fmt) "9p2000: " fmt
+
+#include <linux/delay.h>
+#include <linux/errno.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/net.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "client.h"
+#include "trans.h"
+
+struct fd_trans {
+	struct file *rd;
+	struct file *wr;
+};
+
+static int fd_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+{
+	struct fd_trans *ft;
+	int err = -EBADF;
+
+	ft = kzalloc(sizeof(*ft), GFP_KERNEL);
+	if (!ft)
+		return -ENOMEM;
+	ft->rd = fget(o->rfd);
+	ft->wr = fget(o->wfd);
+	if (!ft->rd || !ft->wr) {
+		pr_err("fd: rfdno=%d or wfdno=%d is not an open descriptor\n",
+		       o->rfd, o->wfd);
+		goto fail;
+	}
+	if (!(ft->rd->f_mode & FMODE_READ) || !(ft->wr->f_mode & FMODE_WRITE)) {
+		pr_err("fd: rfdno=%d must be readable and wfdno=%d writable\n",
+		       o->rfd, o->wfd);
+		goto fail;
+	}
+	t->priv = ft;
+	v9fs_trans_dbg(t, "fd: reading fd %d, writing fd %d\n", o->rfd, o->wfd);
+	return 0;
+fail:
+	if (ft->rd)
+		fput(ft->rd);
+	if (ft->wr)
+		fput(ft->wr);
+	kfree(ft);
+	return err;
+}
+
+/*
+ * A descriptor the mounter left non-blocking makes kernel_read/kernel_write
+ * return -EAGAIN; back off briefly rather than spin. A pending signal (the
+ * client stopping this thread) ends the wait.
+ */
+static bool fd_retry(int n)
+{
+	if (n != -EAGAIN)
+		return false;
+	return !msleep_interruptible(2) && !signal_pending(current);
+}
+
+static int fd_send(struct v9fs_trans *t, const void *buf, size_t len)
+{
+	struct fd_trans *ft = t->priv;
+
+	while (len) {
+		loff_t pos = 0;
+		ssize_t n;
+
+		n = kernel_write(ft->wr, buf, len, &pos);
+		if (n < 0 && fd_retry(n))
+			continue;
+		if (n < 0)
+			return n == -ERESTARTSYS ? -EINTR : n;
+		if (n == 0)
+			return -ECONNRESET;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int fd_recv(struct v9fs_trans *t, void *buf, size_t len)
+{
+	struct fd_trans *ft = t->priv;
+
+	while (len) {
+		loff_t pos = 0;
+		ssize_t n;
+
+		n = kernel_read(ft->rd, buf, len, &pos);
+		if (n < 0 && fd_retry(n))
+			continue;
+		if (n < 0)
+			return n == -ERESTARTSYS ? -EINTR : n;
+		if (n == 0)
+			return -ECONNRESET;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* A socket passed as an fd can be shut down; a pipe relies on the signal. */
+static void fd_abort(struct v9fs_trans *t)
+{
+	struct fd_trans *ft = t->priv;
+	struct socket *sock;
+
+	if (!ft)
+		return;
+	sock = sock_from_file(ft->rd);
+	if (sock)
+		kernel_sock_shutdown(sock, SHUT_RDWR);
+	sock = sock_from_file(ft->wr);
+	if (sock)
+		kernel_sock_shutdown(sock, SHUT_RDWR);
+}
+
+static void fd_close(struct v9fs_trans *t)
+{
+	struct fd_trans *ft = t->priv;
+
+	if (!ft)
+		return;
+	fput(ft->rd);
+	fput(ft->wr);
+	kfree(ft);
+	t->priv = NULL;
+}
+
+const struct v9fs_trans_ops v9fs_trans_fd = {
+	.name = "fd",
+	.connect = fd_connect,
+	.send = fd_send,
+	.recv = fd_recv,
+	.abort = fd_abort,
+	.close = fd_close,
+};

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stream socket transports of 9p2000.ko: tcp (IPv4 and IPv6) and unix.
+ *
+ * Only connecting differs between the two; sending and receiving are the
+ * same blocking loops over kernel_sendmsg()/kernel_recvmsg().
+ */
+#define pr_fmt(fmt) "9p2000: " fmt
+
+#include <linux/errno.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inet.h>
+#include <linux/net.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <linux/un.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "client.h"
+#include "trans.h"
+
+static struct socket *sock_of(struct v9fs_trans *t)
+{
+	return t->priv;
+}
+
+/*
+ * Kernel sockets of a filesystem must not recurse into filesystem reclaim
+ * when they allocate, and must not use the page fragment of whichever task
+ * happens to send (that task may be in reclaim itself).
+ */
+static void sock_tune(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	sk->sk_allocation = GFP_NOFS;
+	sk->sk_use_task_frag = false;
+}
+
+static int sock_open(struct v9fs_trans *t, int family, int proto,
+		     struct sockaddr *sa, int salen)
+{
+	struct socket *sock;
+	int err;
+
+	err = sock_create_kern(current->nsproxy->net_ns, family, SOCK_STREAM,
+			       proto, &sock);
+	if (err) {
+		pr_err("cannot create socket (family %d): %d\n", family, err);
+		return err;
+	}
+	sock_tune(sock);
+	err = kernel_connect(sock, sa, salen, 0);
+	if (err) {
+		sock_release(sock);
+		return err;
+	}
+	if (family != AF_UNIX)
+		tcp_sock_set_nodelay(sock->sk);
+	t->priv = sock;
+	return 0;
+}
+
+static int tcp_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+{
+	u16 port = o->port ? o->port : V9FS_DEFAULT_PORT;
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	size_t len;
+	int err;
+
+	if (!o->addr) {
+		pr_err("tcp: no server address given\n");
+		return -EINVAL;
+	}
+	len = strlen(o->addr);
+	if (in4_pton(o->addr, len, (u8 *)&sin.sin_addr.s_addr, -1, NULL)) {
+		sin.sin_port = htons(port);
+		err = sock_open(t, AF_INET, IPPROTO_TCP, (struct sockaddr *)&sin,
+				sizeof(sin));
+	} else if (in6_pton(o->addr, len, sin6.sin6_addr.s6_addr, -1, NULL)) {
+		sin6.sin6_port = htons(port);
+		err = sock_open(t, AF_INET6, IPPROTO_TCP,
+				(struct sockaddr *)&sin6, sizeof(sin6));
+	} else {
+		pr_err("tcp: '%s' is not an IPv4 or IPv6 address\n", o->addr);
+		return -EINVAL;
+	}
+	if (err)
+		pr_err("tcp: cannot connect to %s port %u: %d\n", o->addr, port,
+		       err);
+	else
+		v9fs_trans_dbg(t, "tcp: connected to %s port %u\n", o->addr,
+			       port);
+	return err;
+}
+
+static int unix_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	size_t len;
+	int err;
+
+	if (!o->addr || !o->addr[0]) {
+		pr_err("unix: no socket path given\n");
+		return -EINVAL;
+	}
+	len = strlen(o->addr);
+	if (len >= sizeof(sun.sun_path)) {
+		pr_err("unix: socket path too long (%zu bytes)\n", len);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sun.sun_path, o->addr, len);
+	err = sock_open(t, AF_UNIX, 0, (struct sockaddr *)&sun,
+			offsetof(struct sockaddr_un, sun_path) + len + 1);
+	if (err)
+		pr_err("unix: cannot connect to %s: %d\n", o->addr, err);
+	else
+		v9fs_trans_dbg(t, "unix: connected to %s\n", o->addr);
+	return err;
+}
+
+static int sock_send(struct v9fs_trans *t, const void *buf, size_t len)
+{
+	struct socket *sock = sock_of(t);
+
+	while (len) {
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+		struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+		int n;
+
+		n = kernel_sendmsg(sock, &msg, &kv, 1, len);
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return -ECONNRESET;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int sock_recv(struct v9fs_trans *t, void *buf, size_t len)
+{
+	struct socket *sock = sock_of(t);
+
+	while (len) {
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+		struct kvec kv = { .iov_base = buf, .iov_len = len };
+		int n;
+
+		n = kernel_recvmsg(sock, &msg, &kv, 1, len, MSG_WAITALL);
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return -ECONNRESET;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void sock_abort(struct v9fs_trans *t)
+{
+	if (t->priv)
+		kernel_sock_shutdown(sock_of(t), SHUT_RDWR);
+}
+
+static void sock_close(struct v9fs_trans *t)
+{
+	if (t->priv)
+		sock_release(sock_of(t));
+	t->priv = NULL;
+}
+
+const struct v9fs_trans_ops v9fs_trans_tcp = {
+	.name = "tcp",
+	.connect = tcp_connect,
+	.send = sock_send,
+	.recv = sock_recv,
+	.abort = sock_abort,
+	.close = sock_close,
+};
+
+const struct v9fs_trans_ops v9fs_trans_unix = {
+	.name = "unix",
+	.connect = unix_connect,
+	.send = sock_send,
+	.recv = sock_recv,
+	.abort = sock_abort,
+	.close = sock_close,
+};
