@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile-9p: a 9P server that misbehaves on purpose, for fault tests.
+ *
+ *	hostile-9p -m MODE [-t read|write] [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)
+ *
+ * It serves a tiny synthetic tree (a root directory holding one 64 KiB file,
+ * "data") well enough for a client to mount it, list it and open the file, in
+ * 9P2000, 9P2000.u or 9P2000.L.  The first Tread of "data" (or Twrite, with
+ * -t write) is the trigger: instead of the right reply it does what MODE says.
+ *
+ *	none       behave (the control case: the read must succeed)
+ *	malformed  a reply of the right type and tag whose body is cut short
+ *	oversized  a size[4] of 0x7fffffff, far beyond msize, then silence
+ *	badtag     the right reply under a tag that is not in flight
+ *	badtype    a well-formed reply of the wrong type (Rclunk for Tread)
+ *	bigcount   an Rread carrying more bytes than the Tread asked for
+ *	stall      no reply, ever, to the trigger or to anything after it
+ *	close      half of the reply, then the connection is closed
+ *
+ * Each connection is served by its own child process, so a stalled one does
+ * not block the next mount.  -s serves a single connection on stdin/stdout
+ * (for trans=fd).  Messages go through proto/ (v9p_unpack / v9p_pack) except
+ * for the deliberately broken bytes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "v9p.h"
+
+enum mode { M_NONE, M_MALFORMED, M_OVERSIZED, M_BADTAG, M_BADTYPE, M_BIGCOUNT, M_STALL, M_CLOSE };
+
+static const char *const mode_names[] = {
+	[M_NONE] = "none", [M_MALFORMED] = "malformed", [M_OVERSIZED] = "oversized",
+	[M_BADTAG] = "badtag", [M_BADTYPE] = "badtype", [M_BIGCOUNT] = "bigcount",
+	[M_STALL] = "stall", [M_CLOSE] = "close",
+};
+
+#define DATA_SIZE	65536
+#define QPATH_ROOT	1
+#define QPATH_DATA	2
+#define MAX_FIDS	256
+
+static enum mode mode;
+static int trigger_type = V9P_TREAD;
+static u32 max_msize = 65536;
+
+/* one connection's state */
+struct conn {
+	int rfd, wfd;
+	enum v9p_dialect d;
+	u32 msize;
+	int triggered;
+	struct {
+		u32 fid;
+		u64 qpath;	/* 0: slot free */
+	} fids[MAX_FIDS];
+	u8 *in, *out;
+};
+
+static void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "hostile-9p[%d]: ", (int)getpid());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int read_full(int fd, u8 *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int write_full(int fd, const u8 *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static u64 *fid_slot(struct conn *c, u32 fid, int create)
+{
+	int i, free_slot = -1;
+
+	for (i = 0; i < MAX_FIDS; i++) {
+		if (c->fids[i].qpath && c->fids[i].fid == fid)
+			return &c->fids[i].qpath;
+		if (!c->fids[i].qpath && free_slot < 0)
+			free_slot = i;
+	}
+	if (!create || free_slot < 0)
+		return NULL;
+	c->fids[free_slot].fid = fid;
+	return &c->fids[free_slot].qpath;
+}
+
+static struct v9p_qid make_qid(u64 qpath)
+{
+	struct v9p_qid q = {
+		.type = qpath == QPATH_ROOT ? V9P_QTDIR : V9P_QTFILE,
+		.version = 0,
+		.path = qpath,
+	};
+	return q;
+}
+
+static void make_stat(u64 qpath, struct v9p_stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->qid = make_qid(qpath);
+	st->mode = qpath == QPATH_ROOT ? (V9P_DMDIR | 0755) : 0644;
+	st->atime = st->mtime = 1000000000;
+	st->length = qpath == QPATH_ROOT ? 0 : DATA_SIZE;
+	v9p_str_set(&st->name, qpath == QPATH_ROOT ? "/" : "data");
+	v9p_str_set(&st->uid, "root");
+	v9p_str_set(&st->gid, "root");
+	v9p_str_set(&st->muid, "root");
+	v9p_str_set(&st->extension, "");
+	st->n_uid = st->n_gid = st->n_muid = 0;
+}
+
+static u8 data_byte(u64 off)
+{
+	return "hostile\n"[off % 8];
+}
+
+/* Send f; returns 0, or -1 when the connection is gone. */
+static int send_fcall(struct conn *c, struct v9p_fcall *f)
+{
+	int n = v9p_pack(f, c->d, c->out, c->msize);
+
+	if (n < 0) {
+		logmsg("cannot pack %s: error %d", v9p_type_name(f->type), n);
+		return -1;
+	}
+	return write_full(c->wfd, c->out, n);
+}
+
+static int send_error(struct conn *c, u16 tag, int err)
+{
+	struct v9p_fcall r = { .tag = tag };
+
+	if (c->d == V9P_9P2000L) {
+		r.type = V9P_RLERROR;
+		r.rlerror.ecode = err;
+	} else {
+		r.type = V9P_RERROR;
+		v9p_str_set(&r.rerror.ename, strerror(err));
+		r.rerror.errcode = err;
+	}
+	return send_fcall(c, &r);
+}
+
+/* Fills an Rread-shaped reply for a read of the data file into c->out. */
+static int pack_rread(struct conn *c, u16 tag, u64 off, u32 count, u32 claim)
+{
+	struct v9p_fcall r = { .type = V9P_RREAD, .tag = tag };
+	int h;
+	u32 i;
+
+	r.rread.count = claim;
+	h = v9p_pack_io_hdr(&r, c->out, c->msize + 8192);
+	if (h < 0)
+		return h;
+	for (i = 0; i < claim; i++)
+		c->out[h + i] = off + i < DATA_SIZE ? data_byte(off + i) : 0;
+	(void)count;
+	return h + claim;
+}
+
+/*
+ * The trigger: the reply that breaks the rules.  Returns 0 to keep serving,
+ * 1 to stop answering (stall), -1 to close the connection.
+ */
+static int misbehave(struct conn *c, struct v9p_fcall *t)
+{
+	u32 count = t->type == V9P_TREAD ? t->tread.count : t->twrite.count;
+	u64 off = t->type == V9P_TREAD ? t->tread.offset : t->twrite.offset;
+	struct v9p_fcall r = { .tag = t->tag };
+	u8 raw[16];
+	int n;
+
+	if (count > DATA_SIZE)
+		count = DATA_SIZE;
+	logmsg("trigger %s tag %u count %u: mode %s", v9p_type_name(t->type), t->tag, count,
+	       mode_names[mode]);
+	switch (mode) {
+	case M_NONE:
+		return 0;	/* unreachable: caller answers normally */
+	case M_MALFORMED:
+		/* size[4] says 9: the header and two bytes of a four-byte count */
+		raw[0] = 9; raw[1] = 0; raw[2] = 0; raw[3] = 0;
+		raw[4] = t->type + 1;
+		raw[5] = t->tag & 0xff; raw[6] = t->tag >> 8;
+		raw[7] = 0x10; raw[8] = 0;
+		return write_full(c->wfd, raw, 9) ? -1 : 0;
+	case M_OVERSIZED:
+		raw[0] = 0xff; raw[1] = 0xff; raw[2] = 0xff; raw[3] = 0x7f;
+		raw[4] = t->type + 1;
+		raw[5] = t->tag & 0xff; raw[6] = t->tag >> 8;
+		memset(raw + 7, 'A', 9);
+		return write_full(c->wfd, raw, 16) ? -1 : 1;
+	case M_BADTAG:
+		/* a plausible reply, under a tag nobody asked with */
+		if (t->type == V9P_TREAD) {
+			n = pack_rread(c, t->tag ^ 0x5a5a, off, count, count);
+			if (n < 0)
+				return -1;
+			return write_full(c->wfd, c->out, n) ? -1 : 1;
+		}
+		r.type = V9P_RWRITE;
+		r.tag = t->tag ^ 0x5a5a;
+		r.rwrite.count = count;
+		return send_fcall(c, &r) ? -1 : 1;
+	case M_BADTYPE:
+		r.type = V9P_RCLUNK;
+		return send_fcall(c, &r) ? -1 : 1;
+	case M_BIGCOUNT:
+		if (t->type == V9P_TREAD) {
+			/* more than asked, yet within msize when the request left room */
+			u32 claim = count + 4096;
+
+			if (claim + V9P_RREAD_HDRSZ > c->msize)
+				claim = count + 1;
+			n = pack_rread(c, t->tag, off, count, claim);
+			if (n < 0)
+				return -1;
+			return write_full(c->wfd, c->out, n) ? -1 : 1;
+		}
+		r.type = V9P_RWRITE;
+		r.rwrite.count = count + 4096;
+		return send_fcall(c, &r) ? -1 : 1;
+	case M_STALL:
+		return 1;
+	case M_CLOSE:
+		if (t->type == V9P_TREAD)
+			n = pack_rread(c, t->tag, off, count, count);
+		else {
+			r.type = V9P_RWRITE;
+			r.rwrite.count = count;
+			n = v9p_pack(&r, c->d, c->out, c->msize);
+		}
+		if (n > 0)
+			write_full(c->wfd, c->out, n / 2 > 0 ? n / 2 : 1);
+		return -1;
+	}
+	return -1;
+}
+
+static int handle_version(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .type = V9P_RVERSION, .tag = t->tag };
+	int d = v9p_dialect_parse(&t->tversion.version);
+
+	c->msize = t->tversion.msize < max_msize ? t->tversion.msize : max_msize;
+	if (c->msize < 4096)
+		c->msize = 4096;
+	r.rversion.msize = c->msize;
+	if (d < 0) {
+		v9p_str_set(&r.rversion.version, V9P_VERSION_UNKNOWN);
+		c->d = V9P_9P2000;
+	} else {
+		c->d = d;
+		v9p_str_set(&r.rversion.version, v9p_dialect_name(d));
+	}
+	memset(c->fids, 0, sizeof(c->fids));
+	c->triggered = 0;
+	return send_fcall(c, &r);
+}
+
+static int handle_walk(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .type = V9P_RWALK, .tag = t->tag };
+	u64 *from = fid_slot(c, t->twalk.fid, 0), *to, q;
+	int i;
+
+	if (!from)
+		return send_error(c, t->tag, EBADF);
+	q = *from;
+	for (i = 0; i < t->twalk.nwname; i++) {
+		const struct v9p_str *w = &t->twalk.wname[i];
+
+		if (q == QPATH_ROOT && v9p_str_eq(w, "data"))
+			q = QPATH_DATA;
+		else if (q == QPATH_ROOT && v9p_str_eq(w, ".."))
+			q = QPATH_ROOT;
+		else
+			break;
+		r.rwalk.wqid[i] = make_qid(q);
+	}
+	if (i < t->twalk.nwname && i == 0)
+		return send_error(c, t->tag, ENOENT);
+	r.rwalk.nwqid = i;
+	if (i == t->twalk.nwname) {
+		to = fid_slot(c, t->twalk.newfid, 1);
+		if (!to)
+			return send_error(c, t->tag, EMFILE);
+		*to = q;
+	}
+	return send_fcall(c, &r);
+}
+
+/* A directory read: one entry ("data") at offset 0, then the end. */
+static int handle_dirread(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .tag = t->tag };
+	struct v9p_stat st;
+	u8 ent[256];
+	int n = 0, h;
+
+	if (t->type == V9P_TREADDIR) {
+		struct v9p_dirent de = { .qid = make_qid(QPATH_DATA), .offset = 1, .type = 8 };
+
+		v9p_str_set(&de.name, "data");
+		if (t->treaddir.offset == 0)
+			n = v9p_dirent_pack(&de, ent, sizeof(ent));
+		r.type = V9P_RREADDIR;
+		r.rreaddir.count = n;
+	} else {
+		make_stat(QPATH_DATA, &st);
+		if (t->tread.offset == 0)
+			n = v9p_stat_pack(&st, c->d, ent, sizeof(ent));
+		if (n > 0 && (u32)n > t->tread.count)
+			return send_error(c, t->tag, EINVAL);
+		r.type = V9P_RREAD;
+		r.rread.count = n;
+	}
+	if (n < 0)
+		return -1;
+	h = v9p_pack_io_hdr(&r, c->out, c->msize);
+	if (h < 0)
+		return -1;
+	memcpy(c->out + h, ent, n);
+	return write_full(c->wfd, c->out, h + n);
+}
+
+/* Answers one request the honest way; returns 0, or -1 to close. */
+static int serve_one(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .tag = t->tag };
+	u64 *q = NULL;
+
+	switch (t->type) {
+	case V9P_TATTACH:
+		q = fid_slot(c, t->tattach.fid, 1);
+		if (!q)
+			return send_error(c, t->tag, EMFILE);
+		*q = QPATH_ROOT;
+		r.type = V9P_RATTACH;
+		r.rattach.qid = make_qid(QPATH_ROOT);
+		return send_fcall(c, &r);
+	case V9P_TAUTH:
+		return send_error(c, t->tag, EOPNOTSUPP);
+	case V9P_TFLUSH:
+		r.type = V9P_RFLUSH;
+		return send_fcall(c, &r);
+	case V9P_TWALK:
+		return handle_walk(c, t);
+	case V9P_TCLUNK:
+		q = fid_slot(c, t->tclunk.fid, 0);
+		if (q)
+			*q = 0;
+		r.type = V9P_RCLUNK;
+		return send_fcall(c, &r);
+	case V9P_TOPEN:
+	case V9P_TLOPEN:
+		q = fid_slot(c, t->type == V9P_TOPEN ? t->topen.fid : t->tlopen.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		r.type = t->type + 1;
+		if (t->type == V9P_TLOPEN)
+			r.rlopen.qid = make_qid(*q);
+		else
+			r.ropen.qid = make_qid(*q);
+		return send_fcall(c, &r);
+	case V9P_TSTAT:
+		q = fid_slot(c, t->tstat.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		r.type = V9P_RSTAT;
+		make_stat(*q, &r.rstat.stat);
+		return send_fcall(c, &r);
+	case V9P_TGETATTR:
+		q = fid_slot(c, t->tgetattr.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		r.type = V9P_RGETATTR;
+		r.rgetattr.valid = V9P_GETATTR_BASIC;
+		r.rgetattr.qid = make_qid(*q);
+		r.rgetattr.mode = *q == QPATH_ROOT ? (040000 | 0755) : (0100000 | 0644);
+		r.rgetattr.nlink = *q == QPATH_ROOT ? 2 : 1;
+		r.rgetattr.size = *q == QPATH_ROOT ? 0 : DATA_SIZE;
+		r.rgetattr.blksize = 4096;
+		r.rgetattr.blocks = r.rgetattr.size / 512;
+		r.rgetattr.atime_sec = r.rgetattr.mtime_sec = r.rgetattr.ctime_sec = 1000000000;
+		return send_fcall(c, &r);
+	case V9P_TWSTAT:
+		r.type = V9P_RWSTAT;
+		return send_fcall(c, &r);
+	case V9P_TSETATTR:
+		r.type = V9P_RSETATTR;
+		return send_fcall(c, &r);
+	case V9P_TFSYNC:
+		r.type = V9P_RFSYNC;
+		return send_fcall(c, &r);
+	case V9P_TSTATFS:
+		r.type = V9P_RSTATFS;
+		r.rstatfs.type = 0x01021997;
+		r.rstatfs.bsize = 4096;
+		r.rstatfs.namelen = 255;
+		return send_fcall(c, &r);
+	case V9P_TREADDIR:
+		return handle_dirread(c, t);
+	case V9P_TREAD:
+		q = fid_slot(c, t->tread.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		if (*q == QPATH_ROOT)
+			return handle_dirread(c, t);
+		{
+			u64 off = t->tread.offset;
+			u32 n = t->tread.count;
+			int len;
+
+			if (n > c->msize - V9P_RREAD_HDRSZ)
+				n = c->msize - V9P_RREAD_HDRSZ;
+			if (off >= DATA_SIZE)
+				n = 0;
+			else if (n > DATA_SIZE - off)
+				n = DATA_SIZE - off;
+			len = pack_rread(c, t->tag, off, n, n);
+			return len < 0 ? -1 : write_full(c->wfd, c->out, len);
+		}
+	case V9P_TWRITE:
+		r.type = V9P_RWRITE;
+		r.rwrite.count = t->twrite.count;
+		return send_fcall(c, &r);
+	default:
+		return send_error(c, t->tag, EOPNOTSUPP);
+	}
+}
+
+static int is_trigger(struct conn *c, struct v9p_fcall *t)
+{
+	u64 *q;
+
+	if (mode == M_NONE || t->type != trigger_type)
+		return 0;
+	q = fid_slot(c, t->type == V9P_TREAD ? t->tread.fid : t->twrite.fid, 0);
+	return q && *q == QPATH_DATA;
+}
+
+static void serve_conn(int rfd, int wfd)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	struct v9p_fcall t;
+	struct v9p_hdr h;
+	int stalled = 0;
+
+	if (!c)
+		exit(1);
+	c->rfd = rfd;
+	c->wfd = wfd;
+	c->msize = max_msize;
+	c->in = malloc(max_msize + 8192);
+	c->out = malloc(max_msize + 16384);
+	if (!c->in || !c->out)
+		exit(1);
+	for (;;) {
+		int ret;
+
+		if (read_full(rfd, c->in, V9P_HDRSZ))
+			break;
+		ret = v9p_peek_hdr(c->in, V9P_HDRSZ, c->msize, &h);
+		if (ret < 0) {
+			logmsg("bad request header (%d), closing", ret);
+			break;
+		}
+		if (read_full(rfd, c->in + V9P_HDRSZ, h.size - V9P_HDRSZ))
+			break;
+		if (stalled)
+			continue;	/* swallow everything, answer nothing */
+		if (h.type == V9P_TVERSION)
+			c->d = V9P_9P2000U;	/* Tversion has one layout in every dialect */
+		ret = v9p_unpack(c->in, h.size, c->d, c->msize, &t);
+		if (ret < 0) {
+			logmsg("cannot decode %s (%d)", v9p_type_name(h.type), ret);
+			if (send_error(c, h.tag, EPROTO))
+				break;
+			continue;
+		}
+		if (t.type == V9P_TVERSION) {
+			if (handle_version(c, &t))
+				break;
+			continue;
+		}
+		if (!c->triggered && is_trigger(c, &t)) {
+			c->triggered = 1;
+			ret = misbehave(c, &t);
+			if (ret < 0)
+				break;
+			if (ret > 0)
+				stalled = 1;
+			continue;
+		}
+		if (serve_one(c, &t))
+			break;
+	}
+	logmsg("connection closed");
+	exit(0);
+}
+
+static int listen_on(const char *addr)
+{
+	int fd, one = 1;
+
+	if (!strncmp(addr, "tcp:", 4)) {
+		struct sockaddr_in sin = { .sin_family = AF_INET };
+		char host[64];
+		const char *colon = strrchr(addr + 4, ':');
+
+		if (!colon || (size_t)(colon - addr - 4) >= sizeof(host))
+			return -1;
+		memcpy(host, addr + 4, colon - addr - 4);
+		host[colon - addr - 4] = '\0';
+		if (inet_pton(AF_INET, host, &sin.sin_addr) != 1)
+			return -1;
+		sin.sin_port = htons(atoi(colon + 1));
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			return -1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+			return -1;
+	} else if (!strncmp(addr, "unix:", 5)) {
+		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+		if (strlen(addr + 5) >= sizeof(sun.sun_path))
+			return -1;
+		strcpy(sun.sun_path, addr + 5);
+		unlink(sun.sun_path);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd < 0)
+			return -1;
+		if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+			return -1;
+	} else {
+		errno = EINVAL;
+		return -1;
+	}
+	if (listen(fd, 8) < 0)
+		return -1;
+	return fd;
+}
+
+static void usage(void)
+{
+	int i;
+
+	fprintf(stderr, "usage: hostile-9p -m MODE [-t read|write] [-M msize] "
+		"(-l tcp:HOST:PORT | -l unix:PATH | -s)\nmodes:");
+	for (i = 0; i <= M_CLOSE; i++)
+		fprintf(stderr, " %s", mode_names[i]);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr = NULL;
+	int opt, lfd, i, use_stdio = 0, have_mode = 0;
+
+	while ((opt = getopt(argc, argv, "m:t:M:l:s")) != -1) {
+		switch (opt) {
+		case 'm':
+			for (i = 0; i <= M_CLOSE; i++)
+				if (!strcmp(optarg, mode_names[i]))
+					break;
+			if (i > M_CLOSE)
+				usage();
+			mode = i;
+			have_mode = 1;
+			break;
+		case 't':
+			if (!strcmp(optarg, "read"))
+				trigger_type = V9P_TREAD;
+			else if (!strcmp(optarg, "write"))
+				trigger_type = V9P_TWRITE;
+			else
+				usage();
+			break;
+		case 'M':
+			max_msize = strtoul(optarg, NULL, 0);
+			if (max_msize < 4096 || max_msize > (1 << 20))
+				usage();
+			break;
+		case 'l':
+			addr = optarg;
+			break;
+		case 's':
+			use_stdio = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (!have_mode || (!addr == !use_stdio))
+		usage();
+	signal(SIGPIPE, SIG_IGN);
+	if (use_stdio)
+		serve_conn(0, 1);
+
+	lfd = listen_on(addr);
+	if (lfd < 0) {
+		logmsg("cannot listen on %s: %s", addr, strerror(errno));
+		return 1;
+	}
+	signal(SIGCHLD, SIG_IGN);	/* children are reaped by the kernel */
+	logmsg("mode %s, listening on %s", mode_names[mode], addr);
+	for (;;) {
+		int cfd = accept(lfd, NULL, NULL);
+		pid_t pid;
+
+		if (cfd < 0) {
+			if (errno == EINTR)
+				continue;
+			logmsg("accept: %s", strerror(errno));
+			return 1;
+		}
+		pid = fork();
+		if (pid == 0) {
+			close(lfd);
+			serve_conn(cfd, cfd);
+		}
+		if (pid < 0)
+			logmsg("fork: %s", strerror(errno));
+		close(cfd);
+	}
+}
