@@ -9,6 +9,7 @@
  *   -EPROTO   malformed message (bad length, count, string, trailing bytes)
  *   -EMSGSIZE message larger than the buffer or the negotiated msize
  *   -EINVAL   bad argument (unknown type, message not in the dialect, ...)
+ *   -EOPNOTSUPP (v9p_unpack only) well-framed message of an unknown type
  * No function allocates, sleeps or takes a lock.
  * See docs/protocol.md for the wire formats and where Linux and Plan 9 differ.
  */
@@ -690,8 +691,8 @@ struct v9p_hdr {
  * unknown or not part of d, a count is over its limit, data is NULL with a
  * non-zero count, or a string holds a NUL byte.
  */
-int v9p_pack(const struct v9p_fcall *f, enum v9p_dialect d, uint8_t *buf,
-	     uint32_t size);
+int v9p_pack(const struct v9p_fcall *f, enum v9p_dialect d, u8 *buf,
+	     u32 size);
 
 /* The length v9p_pack() would produce, or -EINVAL. */
 int v9p_packed_size(const struct v9p_fcall *f, enum v9p_dialect d);
@@ -699,10 +700,12 @@ int v9p_packed_size(const struct v9p_fcall *f, enum v9p_dialect d);
 /*
  * Decode the whole message buf[0..len) for dialect d into f; size[4] must
  * equal len and len must not exceed msize (0: no msize limit). Strings and
- * data in f point into buf. Returns 0, -EPROTO or -EMSGSIZE.
+ * data in f point into buf. Returns 0, -EPROTO or -EMSGSIZE; or
+ * -EOPNOTSUPP for a well-framed message whose type is unknown or not part
+ * of d, with f->type and f->tag filled in so a server can still reply.
  */
-int v9p_unpack(const uint8_t *buf, uint32_t len, enum v9p_dialect d,
-	       uint32_t msize, struct v9p_fcall *f);
+int v9p_unpack(const u8 *buf, u32 len, enum v9p_dialect d,
+	       u32 msize, struct v9p_fcall *f);
 
 /*
  * Write only the header of a Twrite, Rread or Rreaddir (f->type) whose
@@ -710,21 +713,21 @@ int v9p_unpack(const uint8_t *buf, uint32_t len, enum v9p_dialect d,
  * header and payload. f->...data is ignored. Returns the header length
  * (V9P_TWRITE_HDRSZ or V9P_RREAD_HDRSZ) or -EMSGSIZE/-EINVAL.
  */
-int v9p_pack_io_hdr(const struct v9p_fcall *f, uint8_t *buf, uint32_t size);
+int v9p_pack_io_hdr(const struct v9p_fcall *f, u8 *buf, u32 size);
 
 /*
  * Read size/type/tag from the first len bytes of a message being received.
  * Returns 0, -EAGAIN if len < V9P_HDRSZ, -EPROTO if size < V9P_HDRSZ,
  * -EMSGSIZE if size > msize (msize 0: no limit).
  */
-int v9p_peek_hdr(const uint8_t *buf, uint32_t len, uint32_t msize,
+int v9p_peek_hdr(const u8 *buf, u32 len, u32 msize,
 		 struct v9p_hdr *h);
 
 /* "Tversion", "Rlerror", ...; "unknown" for anything else. */
-const char *v9p_type_name(uint8_t type);
+const char *v9p_type_name(u8 type);
 
 /* Whether type (T or R) is a message of dialect d. */
-int v9p_type_valid(uint8_t type, enum v9p_dialect d);
+int v9p_type_valid(u8 type, enum v9p_dialect d);
 
 /* ---- version strings (v9p_msg.c) ---- */
 
@@ -746,18 +749,18 @@ int v9p_dialect_parse(const struct v9p_str *v);
  * Returns bytes written, -EMSGSIZE, or -EINVAL (NUL in a string, or the stat
  * does not fit in 65535 bytes).
  */
-int v9p_stat_pack(const struct v9p_stat *st, enum v9p_dialect d, uint8_t *buf,
-		  uint32_t size);
+int v9p_stat_pack(const struct v9p_stat *st, enum v9p_dialect d, u8 *buf,
+		  u32 size);
 
 /* Bytes v9p_stat_pack() would write, size[2] included. */
-uint32_t v9p_stat_size(const struct v9p_stat *st, enum v9p_dialect d);
+u32 v9p_stat_size(const struct v9p_stat *st, enum v9p_dialect d);
 
 /*
  * Decode one stat from buf[0..len); its size[2] must fit in len and must be
  * exactly consumed by the fields. Returns bytes consumed (size[2] included)
  * or -EPROTO. Used for Rstat/Twstat bodies and 9P2000 directory reads.
  */
-int v9p_stat_unpack(const uint8_t *buf, uint32_t len, enum v9p_dialect d,
+int v9p_stat_unpack(const u8 *buf, u32 len, enum v9p_dialect d,
 		    struct v9p_stat *st);
 
 /* Set every field to "don't touch" (~0 integers, empty strings) for Twstat. */
@@ -766,13 +769,13 @@ void v9p_stat_dont_touch(struct v9p_stat *st);
 /* ---- 9P2000.L directory entries (v9p_stat.c) ---- */
 
 /* Bytes v9p_dirent_pack() would write: 24 + name length. */
-uint32_t v9p_dirent_size(const struct v9p_dirent *de);
+u32 v9p_dirent_size(const struct v9p_dirent *de);
 
 /* Encode one entry; returns bytes written, -EMSGSIZE or -EINVAL. */
-int v9p_dirent_pack(const struct v9p_dirent *de, uint8_t *buf, uint32_t size);
+int v9p_dirent_pack(const struct v9p_dirent *de, u8 *buf, u32 size);
 
 /* Decode one entry; returns bytes consumed or -EPROTO. */
-int v9p_dirent_unpack(const uint8_t *buf, uint32_t len, struct v9p_dirent *de);
+int v9p_dirent_unpack(const u8 *buf, u32 len, struct v9p_dirent *de);
 
 /* ---- errors (v9p_error.c) ---- */
 
@@ -780,7 +783,7 @@ int v9p_dirent_unpack(const uint8_t *buf, uint32_t len, struct v9p_dirent *de);
  * Map a 9P2000 error string (Plan 9's texts or a Unix strerror() text) to a
  * positive Linux errno; EIO if unknown.
  */
-int v9p_errstr_to_errno(const char *s, uint32_t len);
+int v9p_errstr_to_errno(const char *s, u32 len);
 
 /* A string for Rerror from a positive (or negative) errno; never NULL. */
 const char *v9p_errno_to_errstr(int err);

@@ -13,12 +13,14 @@
 
 #ifdef __KERNEL__
 
+#include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/errno.h>
 
 #else /* host: server, unit tests, fuzzers */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -26,12 +28,17 @@
 
 /*
  * The kernel's short type names, so that one source serves both worlds.
- * They are the same types as uint8_t and friends.
+ * The compiler's own macros name the very types <stdint.h> uses for
+ * uint8_t and friends, so u32 and uint32_t stay interchangeable.
  */
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
+typedef __UINT8_TYPE__ u8;
+typedef __UINT16_TYPE__ u16;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT64_TYPE__ u64;
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 #endif /* __KERNEL__ */
 
@@ -53,6 +60,9 @@ typedef uint64_t u64;
 #endif
 #ifndef ENAMETOOLONG
 #define ENAMETOOLONG	36
+#endif
+#ifndef EOPNOTSUPP
+#define EOPNOTSUPP	95
 #endif
 
 #endif /* V9P_PLATFORM_H */
