@@ -67,7 +67,7 @@ static int sock_open(struct v9fs_trans *t, int family, int proto,
 	return 0;
 }
 
-static int tcp_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+static int v9fs_tcp_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
 {
 	u16 port = o->port ? o->port : V9FS_DEFAULT_PORT;
 	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
@@ -101,7 +101,7 @@ static int tcp_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
 	return err;
 }
 
-static int unix_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+static int v9fs_unix_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	size_t len;
@@ -181,7 +181,7 @@ static void sock_close(struct v9fs_trans *t)
 
 const struct v9fs_trans_ops v9fs_trans_tcp = {
 	.name = "tcp",
-	.connect = tcp_connect,
+	.connect = v9fs_tcp_connect,
 	.send = sock_send,
 	.recv = sock_recv,
 	.abort = sock_abort,
@@ -190,7 +190,7 @@ const struct v9fs_trans_ops v9fs_trans_tcp = {
 
 const struct v9fs_trans_ops v9fs_trans_unix = {
 	.name = "unix",
-	.connect = unix_connect,
+	.connect = v9fs_unix_connect,
 	.send = sock_send,
 	.recv = sock_recv,
 	.abort = sock_abort,

@@ -1,0 +1,1536 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * 9P2000 client of 9p2000.ko: sends requests and matches replies by tag.
+ *
+ * Each connection has two kernel threads: tx sends queued requests in order,
+ * rx reads replies and hands each to its request. Neither runs in a task that
+ * can be killed, so a fatal signal never cuts a message in half on the wire;
+ * the waiting task simply stops waiting (and sends Tflush). Blocked transport
+ * calls are ended by shutting the transport down and signalling the threads.
+ *
+ * A request is in the tag table from allocation until it is retired: when its
+ * reply arrives, or, if it was flushed, when Rflush arrives, or when the
+ * connection dies. Its memory lives as long as anyone holds a reference.
+ */
+#define pr_fmt(fmt) "9p2000: " fmt
+
+#include <linux/atomic.h>
+#include <linux/err.h>
+#include <linux/idr.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uio.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include "client.h"
+#include "trans.h"
+
+/* Read/write requests kept in flight at once for one large read or write. */
+#define V9FS_IO_WINDOW		4
+/* Reply buffer allocated up front for replies that are not Rread. */
+#define V9FS_SMALL_RBUF		256
+/* How long umount waits for outstanding clunks when timeout=0. */
+#define V9FS_DRAIN_SECS		10
+
+/*
+ * Live objects, readable in /sys/module/9p2000/parameters/ so that tests can
+ * prove nothing leaks after umount.
+ */
+static atomic_t live_clients = ATOMIC_INIT(0);
+static atomic_t live_fids = ATOMIC_INIT(0);
+static atomic_t live_reqs = ATOMIC_INIT(0);
+
+static int live_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%d\n", atomic_read(kp->arg));
+}
+
+static const struct kernel_param_ops live_ops = {
+	.get = live_get,
+};
+
+module_param_cb(live_clients, &live_ops, &live_clients, 0444);
+MODULE_PARM_DESC(live_clients, "9P connections alive (read-only)");
+module_param_cb(live_fids, &live_ops, &live_fids, 0444);
+MODULE_PARM_DESC(live_fids, "fids allocated (read-only)");
+module_param_cb(live_reqs, &live_ops, &live_reqs, 0444);
+MODULE_PARM_DESC(live_reqs, "9P requests allocated (read-only)");
+
+static struct kmem_cache *req_cache;
+static struct kmem_cache *fid_cache;
+
+enum req_state {
+	REQ_NEW,	/* in the tag table, maybe on the tx queue */
+	REQ_SENT,	/* handed to the transport; a reply may come */
+	REQ_DONE,	/* reply in rbuf */
+	REQ_FAILED,	/* no reply will be used; err says why */
+};
+
+struct v9fs_req {
+	refcount_t ref;
+	u16 tag;
+	u8 ttype;
+	int state;			/* enum req_state; c->lock */
+	int err;			/* when REQ_FAILED */
+	bool in_table;			/* c->lock */
+	bool abandoned;			/* the waiter left (fatal signal) */
+	bool flushing;			/* a Tflush for it is outstanding */
+	struct v9fs_req *flushed;	/* Tflush only: the request it flushes */
+	struct v9fs_fid *clunk_fid;	/* Tclunk only: freed on retire */
+	struct v9fs_fid *orphan_fid;	/* fid of an abandoned request */
+	struct list_head tx_node;	/* c->tx_queue */
+	struct list_head retire_node;	/* local lists while retiring */
+	wait_queue_head_t wq;
+	u8 *tbuf;
+	u32 tlen;
+	u8 *rbuf;
+	u32 rcap;
+	u32 rlen;
+	struct v9p_fcall rc;		/* decoded reply; views into rbuf */
+};
+
+struct v9fs_client {
+	struct v9fs_trans trans;
+	char *peer;			/* for log lines: address or "fd r/w" */
+	spinlock_t lock;		/* states, table membership, tx_queue */
+	struct xarray reqs;		/* tag -> request */
+	u32 next_tag;
+	struct list_head tx_queue;
+	wait_queue_head_t tx_wq;
+	wait_queue_head_t idle_wq;	/* the tag table became empty */
+	struct task_struct *rx_task;
+	struct task_struct *tx_task;
+	bool dead;			/* c->lock to set, READ_ONCE to test */
+	u32 msize;
+	enum v9p_dialect dialect;
+	unsigned int timeout;
+	unsigned int debug;
+	struct ida fids;
+};
+
+#define clnt_dbg(c, bit, fmt, ...)					\
+	do {								\
+		if ((c)->debug & (bit))					\
+			pr_info(fmt, ##__VA_ARGS__);			\
+	} while (0)
+
+u32 v9fs_client_msize(const struct v9fs_client *c)
+{
+	return c->msize;
+}
+
+enum v9p_dialect v9fs_client_dialect(const struct v9fs_client *c)
+{
+	return c->dialect;
+}
+
+bool v9fs_client_dead(const struct v9fs_client *c)
+{
+	return READ_ONCE(c->dead);
+}
+
+unsigned int v9fs_client_debug(const struct v9fs_client *c)
+{
+	return c->debug;
+}
+
+/* ---- requests ---- */
+
+static void req_put(struct v9fs_req *req)
+{
+	if (!refcount_dec_and_test(&req->ref))
+		return;
+	kvfree(req->tbuf);
+	kvfree(req->rbuf);
+	kmem_cache_free(req_cache, req);
+	atomic_dec(&live_reqs);
+}
+
+/*
+ * A new request with a tag, in the table. The caller holds one reference
+ * and the table another. @rcap is the reply size expected at most (a bigger
+ * reply is still accepted up to msize; the receiver grows the buffer).
+ */
+static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap, bool notag)
+{
+	struct v9fs_req *req;
+	u32 tag;
+	int err;
+
+	if (READ_ONCE(c->dead))
+		return ERR_PTR(-EIO);
+	req = kmem_cache_zalloc(req_cache, GFP_NOFS);
+	if (!req)
+		return ERR_PTR(-ENOMEM);
+	atomic_inc(&live_reqs);
+	refcount_set(&req->ref, 2);
+	init_waitqueue_head(&req->wq);
+	INIT_LIST_HEAD(&req->tx_node);
+	INIT_LIST_HEAD(&req->retire_node);
+	req->state = REQ_NEW;
+	req->rbuf = kvmalloc(rcap, GFP_NOFS);
+	if (!req->rbuf) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	req->rcap = rcap;
+	if (notag) {
+		tag = V9P_NOTAG;
+		err = xa_insert(&c->reqs, tag, req, GFP_NOFS);
+	} else {
+		err = xa_alloc_cyclic(&c->reqs, &tag, req,
+				      XA_LIMIT(0, V9P_NOTAG - 1),
+				      &c->next_tag, GFP_NOFS);
+		if (err > 0)
+			err = 0;
+	}
+	if (err) {
+		if (err == -EBUSY)
+			err = -EAGAIN;
+		goto fail;
+	}
+	req->tag = tag;
+	spin_lock(&c->lock);
+	req->in_table = true;
+	if (c->dead) {
+		/* Died between the check above and the insertion. */
+		req->state = REQ_FAILED;
+		req->err = -EIO;
+		req->in_table = false;
+		xa_erase(&c->reqs, tag);
+		spin_unlock(&c->lock);
+		err = -EIO;
+		goto fail;
+	}
+	spin_unlock(&c->lock);
+	return req;
+fail:
+	refcount_set(&req->ref, 1);
+	req_put(req);
+	return ERR_PTR(err);
+}
+
+/*
+ * Take @req out of the tag table (c->lock held) and add it to @list, whose
+ * entries req_retired() finishes once the lock is dropped.
+ */
+static void req_retire_locked(struct v9fs_client *c, struct v9fs_req *req,
+			      struct list_head *list)
+{
+	if (!req->in_table)
+		return;
+	req->in_table = false;
+	xa_erase(&c->reqs, req->tag);
+	if (!list_empty(&req->tx_node)) {
+		list_del_init(&req->tx_node);
+		refcount_dec(&req->ref);	/* the queue's; table still holds one */
+	}
+	list_add_tail(&req->retire_node, list);
+}
+
+static void free_fid(struct v9fs_fid *fid);
+
+/* After c->lock: wake waiters, release what retiring owed, drop table refs. */
+static void req_retired(struct v9fs_client *c, struct list_head *list)
+{
+	struct v9fs_req *req, *next;
+
+	list_for_each_entry_safe(req, next, list, retire_node) {
+		list_del_init(&req->retire_node);
+		wake_up_all(&req->wq);
+		if (req->flushed)
+			req_put(req->flushed);
+		req->flushed = NULL;
+		if (req->clunk_fid) {
+			if (req->state == REQ_DONE &&
+			    req->rc.type == V9P_RERROR)
+				clnt_dbg(c, V9FS_DEBUG_ERROR,
+					 "clunk of fid %u failed: %.*s\n",
+					 req->clunk_fid->fid,
+					 req->rc.rerror.ename.len,
+					 req->rc.rerror.ename.s);
+			free_fid(req->clunk_fid);
+			req->clunk_fid = NULL;
+		}
+		if (req->orphan_fid) {
+			/*
+			 * The request that was to set up this fid was given up;
+			 * if the server answered it, the fid may exist there,
+			 * so let the last put clunk it (an unknown fid only
+			 * earns an Rerror).
+			 */
+			if (req->state == REQ_DONE &&
+			    req->rc.type != V9P_RERROR)
+				req->orphan_fid->established = true;
+			v9fs_fid_put(req->orphan_fid);
+			req->orphan_fid = NULL;
+		}
+		req_put(req);
+	}
+	if (xa_empty(&c->reqs))
+		wake_up_all(&c->idle_wq);
+}
+
+/*
+ * The connection is dead: every request in the table fails with -EIO and
+ * every later one too. Callable from any task context, more than once.
+ */
+static void client_fail(struct v9fs_client *c, int err, const char *why)
+{
+	struct v9fs_req *req;
+	unsigned long tag;
+	LIST_HEAD(list);
+	int n = 0;
+
+	spin_lock(&c->lock);
+	if (c->dead) {
+		spin_unlock(&c->lock);
+		return;
+	}
+	WRITE_ONCE(c->dead, true);
+	xa_for_each(&c->reqs, tag, req) {
+		if (req->state != REQ_DONE) {
+			req->state = REQ_FAILED;
+			req->err = -EIO;
+		}
+		req_retire_locked(c, req, &list);
+		n++;
+	}
+	spin_unlock(&c->lock);
+
+	pr_err("connection to %s is dead: %s (%d); failing %d pending request%s\n",
+	       c->peer, why, err, n, n == 1 ? "" : "s");
+	req_retired(c, &list);
+	wake_up_all(&c->tx_wq);
+	/* Unblock the threads wherever they are blocked in the transport. */
+	c->trans.ops->abort(&c->trans);
+	if (c->rx_task && c->rx_task != current)
+		send_sig(SIGKILL, c->rx_task, 1);
+	if (c->tx_task && c->tx_task != current)
+		send_sig(SIGKILL, c->tx_task, 1);
+}
+
+/* Pack @f (its tag set from @req) into the request's transmit buffer. */
+static int req_pack(struct v9fs_client *c, struct v9fs_req *req,
+		    struct v9p_fcall *f)
+{
+	int len;
+
+	f->tag = req->tag;
+	req->ttype = f->type;
+	len = v9p_packed_size(f, c->dialect);
+	if (len < 0)
+		return len;
+	if (len > c->msize)
+		return -EMSGSIZE;
+	req->tbuf = kvmalloc(len, GFP_NOFS);
+	if (!req->tbuf)
+		return -ENOMEM;
+	len = v9p_pack(f, c->dialect, req->tbuf, len);
+	if (len < 0)
+		return len;
+	req->tlen = len;
+	return 0;
+}
+
+/* Hand a packed request to the tx thread. */
+static int req_send(struct v9fs_client *c, struct v9fs_req *req)
+{
+	spin_lock(&c->lock);
+	if (req->state != REQ_NEW) {
+		spin_unlock(&c->lock);
+		return req->err ? req->err : -EIO;
+	}
+	refcount_inc(&req->ref);
+	list_add_tail(&req->tx_node, &c->tx_queue);
+	spin_unlock(&c->lock);
+	wake_up(&c->tx_wq);
+	return 0;
+}
+
+/* Drop a request that was never sent (packing failed): retire it now. */
+static void req_drop(struct v9fs_client *c, struct v9fs_req *req)
+{
+	LIST_HEAD(list);
+
+	spin_lock(&c->lock);
+	if (req->state == REQ_NEW) {
+		req->state = REQ_FAILED;
+		req->err = -ECANCELED;
+	}
+	req_retire_locked(c, req, &list);
+	spin_unlock(&c->lock);
+	req_retired(c, &list);
+	req_put(req);
+}
+
+/*
+ * The waiter of @req got a fatal signal. A request not yet sent is simply
+ * dropped; a sent one is flushed, its tag staying reserved until Rflush.
+ * Nobody waits for the Tflush. @fid, if any, is a reference to a fid the
+ * request was setting up; it goes with the request. Consumes the caller's
+ * reference to @req.
+ */
+static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
+			struct v9fs_fid *fid)
+{
+	struct v9fs_req *flush = NULL;
+	struct v9p_fcall f = { .type = V9P_TFLUSH };
+	LIST_HEAD(list);
+	bool need_flush;
+
+	spin_lock(&c->lock);
+	need_flush = req->state == REQ_SENT && req->in_table;
+	spin_unlock(&c->lock);
+
+	if (need_flush) {
+		flush = req_new(c, V9FS_SMALL_RBUF, false);
+		if (IS_ERR(flush)) {
+			/*
+			 * Without a Tflush the tag cannot be safely reused;
+			 * the connection is as good as dead.
+			 */
+			client_fail(c, PTR_ERR(flush), "cannot send Tflush");
+			flush = NULL;
+		} else {
+			f.tflush.oldtag = req->tag;
+			if (req_pack(c, flush, &f)) {
+				req_drop(c, flush);
+				client_fail(c, -ENOMEM, "cannot pack Tflush");
+				flush = NULL;
+			}
+		}
+	}
+
+	spin_lock(&c->lock);
+	req->abandoned = true;
+	if (req->in_table && req->state == REQ_NEW) {
+		/* Never sent: no flush needed, the tag is free at once. */
+		req->state = REQ_FAILED;
+		req->err = -EINTR;
+		req_retire_locked(c, req, &list);
+	} else if (req->in_table && flush && flush->in_table &&
+		   flush->state == REQ_NEW) {
+		req->flushing = true;
+		refcount_inc(&req->ref);
+		flush->flushed = req;
+	}
+	/*
+	 * A fid being set up goes with the request if the request is still
+	 * pending; otherwise the caller's put below clunks or frees it.
+	 */
+	if (fid && req->in_table) {
+		req->orphan_fid = fid;
+		fid = NULL;
+	}
+	spin_unlock(&c->lock);
+	req_retired(c, &list);
+
+	if (flush) {
+		if (flush->flushed) {
+			clnt_dbg(c, V9FS_DEBUG_RPC,
+				 "fatal signal: flushing tag %u with tag %u\n",
+				 req->tag, flush->tag);
+			req_send(c, flush);
+			req_put(flush);
+		} else {
+			req_drop(c, flush);
+		}
+	}
+	if (fid)
+		v9fs_fid_put(fid);
+	req_put(req);
+}
+
+static int rerror_errno(struct v9fs_client *c, struct v9fs_req *req)
+{
+	const struct v9p_rerror *re = &req->rc.rerror;
+	int e = 0;
+
+	if (c->dialect == V9P_9P2000U && re->errcode > 0 &&
+	    re->errcode < MAX_ERRNO)
+		e = re->errcode;
+	if (!e)
+		e = v9p_errstr_to_errno(re->ename.s, re->ename.len);
+	if (e <= 0 || e >= MAX_ERRNO)
+		e = EIO;
+	clnt_dbg(c, V9FS_DEBUG_ERROR, "%s (tag %u): error '%.*s' -> %d\n",
+		 v9p_type_name(req->ttype), req->tag, re->ename.len,
+		 re->ename.s, -e);
+	return -e;
+}
+
+static bool req_finished(struct v9fs_req *req)
+{
+	/* Pairs with the release in rx_one(): rbuf and rc are complete. */
+	return smp_load_acquire(&req->state) >= REQ_DONE;
+}
+
+/*
+ * Wait for the reply to @req, bounded by timeout= and ended at once by a
+ * fatal signal (-EINTR; the request is then abandoned and the caller's
+ * reference consumed, as is @fid). Returns 0 with req->rc decoded, or a
+ * negative errno: an Rerror's errno, -EIO when the connection is dead.
+ */
+static int req_wait(struct v9fs_client *c, struct v9fs_req *req,
+		    struct v9fs_fid *fid, bool *abandoned)
+{
+	long t = c->timeout ? (long)c->timeout * HZ : MAX_SCHEDULE_TIMEOUT;
+	long ret;
+
+	*abandoned = false;
+	ret = wait_event_killable_timeout(req->wq, req_finished(req), t);
+	if (ret == -ERESTARTSYS) {
+		if (req_finished(req))
+			goto finished;
+		req_abandon(c, req, fid);
+		*abandoned = true;
+		return -EINTR;
+	}
+	if (ret == 0 && !req_finished(req)) {
+		pr_err("no reply to %s (tag %u) from %s within %u s\n",
+		       v9p_type_name(req->ttype), req->tag, c->peer,
+		       c->timeout);
+		client_fail(c, -ETIMEDOUT, "request timed out");
+		return -ETIMEDOUT;
+	}
+finished:
+	if (req->state == REQ_FAILED)
+		return req->err ? req->err : -EIO;
+	if (req->rc.type == V9P_RERROR)
+		return rerror_errno(c, req);
+	return 0;
+}
+
+/*
+ * One whole RPC. On success the caller reads req->rc and puts the request;
+ * on failure the request is already put. A fatal signal pending before
+ * sending means nothing is sent at all. @fid, if not NULL, is a reference
+ * to a fid this request sets up: it is always consumed, put here or handed
+ * to the request if the wait is abandoned (see req_abandon()).
+ */
+static struct v9fs_req *rpc(struct v9fs_client *c, struct v9p_fcall *f,
+			    u32 rcap, struct v9fs_fid *fid)
+{
+	struct v9fs_req *req;
+	bool abandoned = false;
+	int err;
+
+	if (fatal_signal_pending(current)) {
+		req = ERR_PTR(-EINTR);
+		goto out;
+	}
+	req = req_new(c, rcap, f->type == V9P_TVERSION);
+	if (IS_ERR(req))
+		goto out;
+	err = req_pack(c, req, f);
+	if (err) {
+		req_drop(c, req);
+		req = ERR_PTR(err);
+		goto out;
+	}
+	err = req_send(c, req);
+	if (!err)
+		err = req_wait(c, req, fid, &abandoned);
+	if (err) {
+		if (abandoned)
+			return ERR_PTR(err);
+		req_put(req);
+		req = ERR_PTR(err);
+	}
+out:
+	if (fid)
+		v9fs_fid_put(fid);
+	return req;
+}
+
+/* ---- receive and transmit threads ---- */
+
+static void wait_for_stop(void)
+{
+	for (;;) {
+		set_current_state(TASK_IDLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+static bool reply_type_ok(const struct v9fs_req *req, u8 type)
+{
+	return type == req->ttype + 1 || type == V9P_RERROR;
+}
+
+/* Receive one reply. Returns 0, or a negative errno once the client failed. */
+static int rx_one(struct v9fs_client *c)
+{
+	struct v9fs_req *req, *old;
+	u8 hdr[V9P_HDRSZ];
+	struct v9p_hdr h;
+	LIST_HEAD(list);
+	int err;
+
+	err = c->trans.ops->recv(&c->trans, hdr, sizeof(hdr));
+	if (err) {
+		client_fail(c, err, err == -ECONNRESET ?
+			    "server closed the connection" : "receive error");
+		return err;
+	}
+	err = v9p_peek_hdr(hdr, sizeof(hdr), c->msize, &h);
+	if (err) {
+		client_fail(c, err, err == -EMSGSIZE ?
+			    "reply larger than msize" : "malformed reply header");
+		return err;
+	}
+
+	spin_lock(&c->lock);
+	req = xa_load(&c->reqs, h.tag);
+	if (!req || req->state != REQ_SENT) {
+		spin_unlock(&c->lock);
+		pr_err("reply %s with tag %u matches no request\n",
+		       v9p_type_name(h.type), h.tag);
+		client_fail(c, -EPROTO, "reply with unknown tag");
+		return -EPROTO;
+	}
+	refcount_inc(&req->ref);
+	spin_unlock(&c->lock);
+
+	if (!reply_type_ok(req, h.type)) {
+		pr_err("%s (tag %u) answered by %s\n",
+		       v9p_type_name(req->ttype), h.tag, v9p_type_name(h.type));
+		err = -EPROTO;
+		client_fail(c, err, "reply of the wrong type");
+		goto out;
+	}
+	/* Nobody else touches rbuf until the state says REQ_DONE. */
+	if (h.size > req->rcap) {
+		u8 *buf = kvmalloc(h.size, GFP_NOFS);
+
+		if (!buf) {
+			err = -ENOMEM;
+			client_fail(c, err, "no memory for a reply");
+			goto out;
+		}
+		kvfree(req->rbuf);
+		req->rbuf = buf;
+		req->rcap = h.size;
+	}
+	memcpy(req->rbuf, hdr, sizeof(hdr));
+	err = c->trans.ops->recv(&c->trans, req->rbuf + sizeof(hdr),
+				 h.size - sizeof(hdr));
+	if (err) {
+		client_fail(c, err, err == -ECONNRESET ?
+			    "server closed the connection" : "receive error");
+		goto out;
+	}
+	req->rlen = h.size;
+	err = v9p_unpack(req->rbuf, h.size, c->dialect, c->msize, &req->rc);
+	if (err) {
+		pr_err("malformed %s (tag %u, %u bytes): %d\n",
+		       v9p_type_name(h.type), h.tag, h.size, err);
+		client_fail(c, err, "malformed reply");
+		goto out;
+	}
+	clnt_dbg(c, V9FS_DEBUG_9P, "<<< %s tag %u size %u\n",
+		 v9p_type_name(h.type), h.tag, h.size);
+
+	spin_lock(&c->lock);
+	if (req->state == REQ_SENT) {
+		/* Publish rbuf and rc before the lockless req_finished(). */
+		smp_store_release(&req->state, REQ_DONE);
+		if (!req->flushing)
+			req_retire_locked(c, req, &list);
+		old = req->flushed;
+		if (old && old->in_table) {
+			/* Rflush: the flushed tag may be reused now. */
+			if (old->state == REQ_SENT) {
+				old->state = REQ_FAILED;
+				old->err = -EINTR;
+			}
+			req_retire_locked(c, old, &list);
+		}
+	}
+	spin_unlock(&c->lock);
+	wake_up_all(&req->wq);
+	req_retired(c, &list);
+out:
+	req_put(req);
+	return err;
+}
+
+static int rx_thread(void *data)
+{
+	struct v9fs_client *c = data;
+
+	allow_signal(SIGKILL);
+	while (!kthread_should_stop() && !READ_ONCE(c->dead))
+		if (rx_one(c))
+			break;
+	wait_for_stop();
+	return 0;
+}
+
+static int tx_thread(void *data)
+{
+	struct v9fs_client *c = data;
+	struct v9fs_req *req;
+	int err;
+
+	allow_signal(SIGKILL);
+	for (;;) {
+		wait_event_idle(c->tx_wq, !list_empty(&c->tx_queue) ||
+				READ_ONCE(c->dead) || kthread_should_stop());
+		spin_lock(&c->lock);
+		if (c->dead || kthread_should_stop()) {
+			spin_unlock(&c->lock);
+			break;
+		}
+		req = list_first_entry(&c->tx_queue, struct v9fs_req, tx_node);
+		list_del_init(&req->tx_node);
+		/* Before sending: the reply may beat send()'s return. */
+		req->state = REQ_SENT;
+		spin_unlock(&c->lock);
+
+		clnt_dbg(c, V9FS_DEBUG_9P, ">>> %s tag %u size %u\n",
+			 v9p_type_name(req->ttype), req->tag, req->tlen);
+		err = c->trans.ops->send(&c->trans, req->tbuf, req->tlen);
+		req_put(req);
+		if (err) {
+			client_fail(c, err, "send error");
+			break;
+		}
+	}
+	wait_for_stop();
+	return 0;
+}
+
+/* ---- connection ---- */
+
+int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+{
+	switch (o->trans) {
+	case V9FS_TRANS_TCP:
+		t->ops = &v9fs_trans_tcp;
+		break;
+	case V9FS_TRANS_UNIX:
+		t->ops = &v9fs_trans_unix;
+		break;
+	case V9FS_TRANS_FD:
+		t->ops = &v9fs_trans_fd;
+		break;
+	default:
+		pr_err("unknown transport %d\n", o->trans);
+		return -EINVAL;
+	}
+	t->priv = NULL;
+	t->debug = o->debug;
+	return t->ops->connect(t, o);
+}
+
+static int client_version(struct v9fs_client *c, enum v9p_dialect want)
+{
+	struct v9p_fcall f = { .type = V9P_TVERSION };
+	const struct v9p_rversion *rv;
+	struct v9fs_req *req;
+	u32 asked = c->msize;
+	int d, err = 0;
+
+	f.tversion.msize = asked;
+	v9p_str_set(&f.tversion.version, v9p_dialect_name(want));
+	req = rpc(c, &f, V9FS_SMALL_RBUF, NULL);
+	if (IS_ERR(req)) {
+		pr_err("Tversion to %s failed: %ld\n", c->peer, PTR_ERR(req));
+		return PTR_ERR(req);
+	}
+	rv = &req->rc.rversion;
+	if (rv->msize > asked) {
+		pr_err("%s raised msize from %u to %u: refused\n", c->peer,
+		       asked, rv->msize);
+		err = -EREMOTEIO;
+		goto out;
+	}
+	if (rv->msize < V9FS_MIN_MSIZE) {
+		pr_err("%s offers an absurd msize of %u (minimum %u)\n",
+		       c->peer, rv->msize, V9FS_MIN_MSIZE);
+		err = -EREMOTEIO;
+		goto out;
+	}
+	d = v9p_dialect_parse(&rv->version);
+	if (d < 0) {
+		if (v9p_str_eq(&rv->version, V9P_VERSION_UNKNOWN))
+			pr_err("%s does not speak %s or 9P2000 (answered \"unknown\")\n",
+			       c->peer, v9p_dialect_name(want));
+		else
+			pr_err("%s answered unknown version \"%.*s\"\n",
+			       c->peer, rv->version.len, rv->version.s);
+		err = -EPROTONOSUPPORT;
+		goto out;
+	}
+	if (d != V9P_9P2000 && d != (int)want) {
+		pr_err("%s answered %s to a request for %s\n", c->peer,
+		       v9p_dialect_name(d), v9p_dialect_name(want));
+		err = -EPROTONOSUPPORT;
+		goto out;
+	}
+	if (d != (int)want)
+		pr_notice("%s speaks 9P2000, not %s: using 9P2000\n", c->peer,
+			  v9p_dialect_name(want));
+	c->dialect = d;
+	c->msize = rv->msize;
+	clnt_dbg(c, V9FS_DEBUG_RPC, "version %s, msize %u (asked %u)\n",
+		 v9p_dialect_name(d), c->msize, asked);
+out:
+	req_put(req);
+	return err;
+}
+
+static void client_free(struct v9fs_client *c)
+{
+	WARN_ON(!xa_empty(&c->reqs));
+	xa_destroy(&c->reqs);
+	ida_destroy(&c->fids);
+	kfree(c->peer);
+	kfree(c);
+	atomic_dec(&live_clients);
+}
+
+/* Stop the threads and close the transport; the client is dead already. */
+static void client_shutdown(struct v9fs_client *c)
+{
+	if (c->rx_task)
+		kthread_stop(c->rx_task);
+	if (c->tx_task)
+		kthread_stop(c->tx_task);
+	if (c->rx_task)
+		put_task_struct(c->rx_task);
+	if (c->tx_task)
+		put_task_struct(c->tx_task);
+	c->rx_task = NULL;
+	c->tx_task = NULL;
+	c->trans.ops->close(&c->trans);
+}
+
+struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
+{
+	struct v9fs_client *c;
+	int err;
+
+	if (o->dialect != V9P_9P2000 && o->dialect != V9P_9P2000U) {
+		pr_err("only 9P2000 and 9P2000.u are supported\n");
+		return ERR_PTR(-EINVAL);
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	atomic_inc(&live_clients);
+	spin_lock_init(&c->lock);
+	xa_init_flags(&c->reqs, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&c->tx_queue);
+	init_waitqueue_head(&c->tx_wq);
+	init_waitqueue_head(&c->idle_wq);
+	ida_init(&c->fids);
+	c->msize = o->msize ? o->msize : V9FS_DEFAULT_MSIZE;
+	c->dialect = o->dialect;
+	c->timeout = o->timeout;
+	c->debug = o->debug;
+	if (o->trans == V9FS_TRANS_FD)
+		c->peer = kasprintf(GFP_KERNEL, "fd %d/%d", o->rfd, o->wfd);
+	else
+		c->peer = kstrdup(o->addr ? o->addr : "?", GFP_KERNEL);
+	if (!c->peer) {
+		client_free(c);
+		return ERR_PTR(-ENOMEM);
+	}
+	if (c->msize < V9FS_MIN_MSIZE) {
+		pr_err("msize %u is below the minimum of %u\n", c->msize,
+		       V9FS_MIN_MSIZE);
+		client_free(c);
+		return ERR_PTR(-EINVAL);
+	}
+
+	err = v9fs_trans_open(&c->trans, o);
+	if (err) {
+		client_free(c);
+		return ERR_PTR(err);
+	}
+	/*
+	 * The task references let client_fail() signal a thread that
+	 * client_shutdown() already stopped.
+	 */
+	c->rx_task = kthread_run(rx_thread, c, "9p2000-rx");
+	if (IS_ERR(c->rx_task)) {
+		err = PTR_ERR(c->rx_task);
+		c->rx_task = NULL;
+		goto fail;
+	}
+	get_task_struct(c->rx_task);
+	c->tx_task = kthread_run(tx_thread, c, "9p2000-tx");
+	if (IS_ERR(c->tx_task)) {
+		err = PTR_ERR(c->tx_task);
+		c->tx_task = NULL;
+		goto fail;
+	}
+	get_task_struct(c->tx_task);
+	err = client_version(c, o->dialect);
+	if (err)
+		goto fail;
+	clnt_dbg(c, V9FS_DEBUG_TRANS, "connected to %s over %s\n", c->peer,
+		 c->trans.ops->name);
+	return c;
+fail:
+	/* Quietly: the reason is logged already. */
+	spin_lock(&c->lock);
+	WRITE_ONCE(c->dead, true);
+	spin_unlock(&c->lock);
+	c->trans.ops->abort(&c->trans);
+	if (c->rx_task)
+		send_sig(SIGKILL, c->rx_task, 1);
+	if (c->tx_task)
+		send_sig(SIGKILL, c->tx_task, 1);
+	wake_up_all(&c->tx_wq);
+	client_shutdown(c);
+	client_free(c);
+	return ERR_PTR(err);
+}
+
+void v9fs_client_abort(struct v9fs_client *c)
+{
+	client_fail(c, -EIO, "aborted by umount -f");
+}
+
+/*
+ * Let outstanding clunks finish (bounded), then kill the connection and
+ * free the client. Every fid must have been put before.
+ */
+void v9fs_client_destroy(struct v9fs_client *c)
+{
+	unsigned int secs = c->timeout ? c->timeout : V9FS_DRAIN_SECS;
+
+	if (!READ_ONCE(c->dead) &&
+	    wait_event_killable_timeout(c->idle_wq, xa_empty(&c->reqs),
+					(long)secs * HZ) <= 0 &&
+	    !xa_empty(&c->reqs))
+		pr_warn("%s: requests still pending at umount\n", c->peer);
+	spin_lock(&c->lock);
+	if (!c->dead && xa_empty(&c->reqs)) {
+		/* Clean shutdown: no error line. */
+		WRITE_ONCE(c->dead, true);
+		spin_unlock(&c->lock);
+		c->trans.ops->abort(&c->trans);
+		send_sig(SIGKILL, c->rx_task, 1);
+		send_sig(SIGKILL, c->tx_task, 1);
+		wake_up_all(&c->tx_wq);
+	} else {
+		spin_unlock(&c->lock);
+		client_fail(c, -EIO, "unmounted with requests pending");
+	}
+	client_shutdown(c);
+	client_free(c);
+}
+
+/* ---- fids ---- */
+
+static struct v9fs_fid *fid_new(struct v9fs_client *c)
+{
+	struct v9fs_fid *fid;
+	int n;
+
+	fid = kmem_cache_zalloc(fid_cache, GFP_NOFS);
+	if (!fid)
+		return ERR_PTR(-ENOMEM);
+	n = ida_alloc_max(&c->fids, INT_MAX - 1, GFP_NOFS);
+	if (n < 0) {
+		kmem_cache_free(fid_cache, fid);
+		return ERR_PTR(n);
+	}
+	atomic_inc(&live_fids);
+	fid->clnt = c;
+	fid->fid = n;
+	refcount_set(&fid->ref, 1);
+	fid->mode = -1;
+	fid->uid = INVALID_UID;
+	INIT_HLIST_NODE(&fid->vfs_node);
+	return fid;
+}
+
+static void free_fid(struct v9fs_fid *fid)
+{
+	ida_free(&fid->clnt->fids, fid->fid);
+	kmem_cache_free(fid_cache, fid);
+	atomic_dec(&live_fids);
+}
+
+struct v9fs_fid *v9fs_fid_get(struct v9fs_fid *fid)
+{
+	if (fid)
+		refcount_inc(&fid->ref);
+	return fid;
+}
+
+/*
+ * The last put clunks an established fid without waiting: the fid number
+ * stays allocated until Rclunk (or connection death) retires the request,
+ * so it cannot be reused while the server may still know it. This also
+ * works from a task that is being killed.
+ */
+void v9fs_fid_put(struct v9fs_fid *fid)
+{
+	struct v9p_fcall f = { .type = V9P_TCLUNK };
+	struct v9fs_client *c;
+	struct v9fs_req *req;
+
+	if (!fid || !refcount_dec_and_test(&fid->ref))
+		return;
+	c = fid->clnt;
+	if (!fid->established || READ_ONCE(c->dead))
+		goto free;
+	req = req_new(c, V9FS_SMALL_RBUF, false);
+	if (IS_ERR(req))
+		goto free;
+	f.tclunk.fid = fid->fid;
+	if (req_pack(c, req, &f)) {
+		req_drop(c, req);
+		goto free;
+	}
+	spin_lock(&c->lock);
+	if (!req->in_table) {
+		/* The connection died meanwhile. */
+		spin_unlock(&c->lock);
+		req_put(req);
+		goto free;
+	}
+	req->clunk_fid = fid;
+	spin_unlock(&c->lock);
+	if (req_send(c, req)) {
+		/* Failed and retired: retiring freed the fid. */
+		req_put(req);
+		return;
+	}
+	clnt_dbg(c, V9FS_DEBUG_RPC, "clunk fid %u (tag %u)\n", fid->fid,
+		 req->tag);
+	req_put(req);
+	return;
+free:
+	free_fid(fid);
+}
+
+/* ---- operations ---- */
+
+struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
+			     const char *uname, u32 n_uname, const char *aname)
+{
+	struct v9p_fcall f = { .type = V9P_TATTACH };
+	struct v9fs_fid *fid;
+	struct v9fs_req *req;
+	int err;
+
+	fid = fid_new(c);
+	if (IS_ERR(fid))
+		return fid;
+	f.tattach.fid = fid->fid;
+	f.tattach.afid = afid ? afid->fid : V9P_NOFID;
+	f.tattach.n_uname = n_uname;
+	err = v9p_str_set(&f.tattach.uname, uname);
+	if (!err)
+		err = v9p_str_set(&f.tattach.aname, aname);
+	if (err) {
+		v9fs_fid_put(fid);
+		return ERR_PTR(err);
+	}
+	req = rpc(c, &f, V9FS_SMALL_RBUF, v9fs_fid_get(fid));
+	if (IS_ERR(req)) {
+		v9fs_fid_put(fid);
+		return ERR_CAST(req);
+	}
+	fid->qid = req->rc.rattach.qid;
+	fid->established = true;
+	req_put(req);
+	return fid;
+}
+
+/* One Twalk of at most 16 names from @fid to @newfid. */
+static int walk_once(struct v9fs_fid *fid, struct v9fs_fid *newfid,
+		     unsigned int n, const char *const *names)
+{
+	struct v9fs_client *c = fid->clnt;
+	struct v9p_fcall *f;
+	struct v9fs_req *req;
+	unsigned int i;
+	int err;
+
+	f = kzalloc(sizeof(*f), GFP_NOFS);
+	if (!f)
+		return -ENOMEM;
+	f->type = V9P_TWALK;
+	f->twalk.fid = fid->fid;
+	f->twalk.newfid = newfid->fid;
+	f->twalk.nwname = n;
+	for (i = 0; i < n; i++) {
+		err = v9p_str_set(&f->twalk.wname[i], names[i]);
+		if (err)
+			goto out;
+	}
+	/*
+	 * Only the first walk into a fresh newfid can leave the server
+	 * holding a fid we do not know about; a later one moves a fid that
+	 * is established already.
+	 */
+	req = rpc(c, f, V9FS_SMALL_RBUF,
+		  newfid->established ? NULL : v9fs_fid_get(newfid));
+	if (IS_ERR(req)) {
+		err = PTR_ERR(req);
+		goto out;
+	}
+	if (req->rc.rwalk.nwqid > n) {
+		client_fail(c, -EPROTO, "Rwalk with more qids than names");
+		err = -EIO;
+	} else if (req->rc.rwalk.nwqid < n) {
+		err = -ENOENT;
+	} else {
+		if (n)
+			newfid->qid = req->rc.rwalk.wqid[n - 1];
+		else
+			newfid->qid = fid->qid;
+		newfid->established = true;
+		err = 0;
+	}
+	req_put(req);
+out:
+	kfree(f);
+	return err;
+}
+
+struct v9fs_fid *v9fs_walk(struct v9fs_fid *fid, unsigned int n,
+			   const char *const *names)
+{
+	struct v9fs_fid *newfid, *from = fid;
+	int err;
+
+	newfid = fid_new(fid->clnt);
+	if (IS_ERR(newfid))
+		return newfid;
+	do {
+		unsigned int k = min_t(unsigned int, n, V9FS_MAX_WALK);
+
+		err = walk_once(from, newfid, k, names);
+		if (err)
+			break;
+		from = newfid;
+		names += k;
+		n -= k;
+	} while (n);
+	if (err) {
+		/*
+		 * A partial first walk leaves newfid unused (freed without
+		 * clunk); a later one leaves it established (clunked).
+		 */
+		v9fs_fid_put(newfid);
+		return ERR_PTR(err);
+	}
+	return newfid;
+}
+
+int v9fs_open(struct v9fs_fid *fid, u8 mode)
+{
+	struct v9p_fcall f = { .type = V9P_TOPEN };
+	struct v9fs_req *req;
+
+	f.topen.fid = fid->fid;
+	f.topen.mode = mode;
+	req = rpc(fid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	fid->qid = req->rc.ropen.qid;
+	fid->iounit = req->rc.ropen.iounit;
+	fid->mode = mode;
+	req_put(req);
+	return 0;
+}
+
+int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
+		const char *extension)
+{
+	struct v9p_fcall f = { .type = V9P_TCREATE };
+	struct v9fs_req *req;
+	int err;
+
+	f.tcreate.fid = dfid->fid;
+	f.tcreate.perm = perm;
+	f.tcreate.mode = mode;
+	err = v9p_str_set(&f.tcreate.name, name);
+	if (!err)
+		err = v9p_str_set(&f.tcreate.extension,
+				  dfid->clnt->dialect == V9P_9P2000U ?
+				  extension : NULL);
+	if (err)
+		return err;
+	req = rpc(dfid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	dfid->qid = req->rc.rcreate.qid;
+	dfid->iounit = req->rc.rcreate.iounit;
+	dfid->mode = mode;
+	req_put(req);
+	return 0;
+}
+
+/* Largest payload of one Tread/Twrite on @fid. */
+static u32 io_chunk(const struct v9fs_fid *fid)
+{
+	u32 max = fid->clnt->msize - V9P_IOHDRSZ;
+
+	return fid->iounit && fid->iounit < max ? fid->iounit : max;
+}
+
+/*
+ * Directories must be read sequentially (each offset follows the last
+ * reply), and append-only files ignore offsets: no pipelining on either.
+ */
+static unsigned int io_window(const struct v9fs_fid *fid)
+{
+	if (fid->qid.type & (V9P_QTDIR | V9P_QTAPPEND))
+		return 1;
+	return V9FS_IO_WINDOW;
+}
+
+struct io_slot {
+	struct v9fs_req *req;
+	u32 count;
+};
+
+/* Queue a Tread of @count bytes at @off. */
+static struct v9fs_req *read_start(struct v9fs_fid *fid, u64 off, u32 count)
+{
+	struct v9fs_client *c = fid->clnt;
+	struct v9p_fcall f = { .type = V9P_TREAD };
+	struct v9fs_req *req;
+	int err;
+
+	req = req_new(c, V9P_RREAD_HDRSZ + count, false);
+	if (IS_ERR(req))
+		return req;
+	f.tread.fid = fid->fid;
+	f.tread.offset = off;
+	f.tread.count = count;
+	err = req_pack(c, req, &f);
+	if (!err)
+		err = req_send(c, req);
+	if (err) {
+		req_drop(c, req);
+		return ERR_PTR(err);
+	}
+	return req;
+}
+
+/* Wait for one I/O request; consumes the reference on any error. */
+static int io_wait(struct v9fs_client *c, struct v9fs_req *req)
+{
+	bool abandoned;
+	int err;
+
+	err = req_wait(c, req, NULL, &abandoned);
+	if (err && !abandoned)
+		req_put(req);
+	return err;
+}
+
+/* Let requests issued past a short or failed one finish, unused. */
+static void io_discard(struct v9fs_client *c, struct io_slot *slots,
+		       unsigned int head, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct v9fs_req *req = slots[(head + i) % V9FS_IO_WINDOW].req;
+
+		if (!io_wait(c, req))
+			req_put(req);
+	}
+}
+
+/*
+ * Read into @to from @off: chunks of io_chunk() bytes, several in flight
+ * once the first came back full (a file that ends within the first chunk
+ * costs exactly one Tread). Stops at the first short reply.
+ */
+ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to)
+{
+	struct v9fs_client *c = fid->clnt;
+	struct io_slot slots[V9FS_IO_WINDOW];
+	unsigned int head = 0, inflight = 0, window = 1;
+	size_t left = iov_iter_count(to), total = 0;
+	u32 chunk = io_chunk(fid);
+	u64 next = off;
+	int err = 0;
+
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	while (left || inflight) {
+		struct v9fs_req *req;
+		u32 want, got;
+
+		while (left && inflight < window) {
+			u32 n = min_t(size_t, left, chunk);
+
+			req = read_start(fid, next, n);
+			if (IS_ERR(req)) {
+				err = PTR_ERR(req);
+				left = 0;
+				break;
+			}
+			slots[(head + inflight) % V9FS_IO_WINDOW] =
+				(struct io_slot){ .req = req, .count = n };
+			inflight++;
+			next += n;
+			left -= n;
+		}
+		if (!inflight)
+			break;
+		req = slots[head].req;
+		want = slots[head].count;
+		head = (head + 1) % V9FS_IO_WINDOW;
+		inflight--;
+		err = io_wait(c, req);
+		if (err)
+			break;
+		got = req->rc.rread.count;
+		if (got > want) {
+			pr_err("Rread of %u bytes for a Tread of %u\n", got,
+			       want);
+			req_put(req);
+			client_fail(c, -EPROTO, "Rread larger than asked");
+			err = -EIO;
+			break;
+		}
+		if (copy_to_iter(req->rc.rread.data, got, to) != got) {
+			req_put(req);
+			err = -EFAULT;
+			break;
+		}
+		req_put(req);
+		total += got;
+		if (got < want)
+			break;
+		window = io_window(fid);
+	}
+	io_discard(c, slots, head, inflight);
+	return total ? total : err;
+}
+
+/* Queue a Twrite of the next @count bytes of @from at @off. */
+static struct v9fs_req *write_start(struct v9fs_fid *fid, u64 off, u32 count,
+				    struct iov_iter *from)
+{
+	struct v9fs_client *c = fid->clnt;
+	struct v9p_fcall f = { .type = V9P_TWRITE };
+	struct v9fs_req *req;
+	int hlen, err;
+
+	req = req_new(c, V9FS_SMALL_RBUF, false);
+	if (IS_ERR(req))
+		return req;
+	f.tag = req->tag;
+	f.twrite.fid = fid->fid;
+	f.twrite.offset = off;
+	f.twrite.count = count;
+	req->ttype = V9P_TWRITE;
+	err = -ENOMEM;
+	req->tbuf = kvmalloc(V9P_TWRITE_HDRSZ + count, GFP_NOFS);
+	if (!req->tbuf)
+		goto fail;
+	hlen = v9p_pack_io_hdr(&f, req->tbuf, V9P_TWRITE_HDRSZ + count);
+	if (hlen < 0) {
+		err = hlen;
+		goto fail;
+	}
+	if (copy_from_iter(req->tbuf + hlen, count, from) != count) {
+		err = -EFAULT;
+		goto fail;
+	}
+	req->tlen = hlen + count;
+	err = req_send(c, req);
+	if (err)
+		goto fail;
+	return req;
+fail:
+	req_drop(c, req);
+	return ERR_PTR(err);
+}
+
+/*
+ * Write @from at @off, several chunks in flight. A short Rwrite ends the
+ * write with a short count; chunks already sent behind it may have landed
+ * too, as with any partial write.
+ */
+ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from)
+{
+	struct v9fs_client *c = fid->clnt;
+	struct io_slot slots[V9FS_IO_WINDOW];
+	unsigned int head = 0, inflight = 0;
+	unsigned int window = io_window(fid);
+	size_t left = iov_iter_count(from), total = 0;
+	u32 chunk = io_chunk(fid);
+	u64 next = off;
+	int err = 0;
+
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	while (left || inflight) {
+		struct v9fs_req *req;
+		u32 want, got;
+
+		while (left && inflight < window) {
+			u32 n = min_t(size_t, left, chunk);
+
+			req = write_start(fid, next, n, from);
+			if (IS_ERR(req)) {
+				err = PTR_ERR(req);
+				left = 0;
+				break;
+			}
+			slots[(head + inflight) % V9FS_IO_WINDOW] =
+				(struct io_slot){ .req = req, .count = n };
+			inflight++;
+			next += n;
+			left -= n;
+		}
+		if (!inflight)
+			break;
+		req = slots[head].req;
+		want = slots[head].count;
+		head = (head + 1) % V9FS_IO_WINDOW;
+		inflight--;
+		err = io_wait(c, req);
+		if (err)
+			break;
+		got = req->rc.rwrite.count;
+		req_put(req);
+		if (got > want) {
+			pr_err("Rwrite of %u bytes for a Twrite of %u\n", got,
+			       want);
+			client_fail(c, -EPROTO, "Rwrite larger than asked");
+			err = -EIO;
+			break;
+		}
+		total += got;
+		if (got < want)
+			break;
+	}
+	io_discard(c, slots, head, inflight);
+	return total ? total : err;
+}
+
+static char *stat_copy_str(struct v9p_str *v, char *p)
+{
+	memcpy(p, v->s, v->len);
+	p[v->len] = '\0';
+	v->s = p;
+	return p + v->len + 1;
+}
+
+struct v9p_stat *v9fs_stat(struct v9fs_fid *fid)
+{
+	struct v9p_fcall f = { .type = V9P_TSTAT };
+	const struct v9p_stat *src;
+	struct v9fs_req *req;
+	struct v9p_stat *st;
+	size_t size;
+	char *p;
+
+	f.tstat.fid = fid->fid;
+	req = rpc(fid->clnt, &f, fid->clnt->msize, NULL);
+	if (IS_ERR(req))
+		return ERR_CAST(req);
+	src = &req->rc.rstat.stat;
+	size = sizeof(*st) + src->name.len + src->uid.len + src->gid.len +
+	       src->muid.len + src->extension.len + 5;
+	st = kmalloc(size, GFP_NOFS);
+	if (!st) {
+		req_put(req);
+		return ERR_PTR(-ENOMEM);
+	}
+	*st = *src;
+	/* NUL-terminated copies right after the struct, for the VFS's ease. */
+	p = (char *)(st + 1);
+	p = stat_copy_str(&st->name, p);
+	p = stat_copy_str(&st->uid, p);
+	p = stat_copy_str(&st->gid, p);
+	p = stat_copy_str(&st->muid, p);
+	stat_copy_str(&st->extension, p);
+	req_put(req);
+	return st;
+}
+
+int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st)
+{
+	struct v9p_fcall *f;
+	struct v9fs_req *req;
+
+	f = kzalloc(sizeof(*f), GFP_NOFS);
+	if (!f)
+		return -ENOMEM;
+	f->type = V9P_TWSTAT;
+	f->twstat.fid = fid->fid;
+	f->twstat.stat = *st;
+	req = rpc(fid->clnt, f, V9FS_SMALL_RBUF, NULL);
+	kfree(f);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	req_put(req);
+	return 0;
+}
+
+int v9fs_remove(struct v9fs_fid *fid)
+{
+	struct v9p_fcall f = { .type = V9P_TREMOVE };
+	struct v9fs_req *req;
+	int err = 0;
+
+	f.tremove.fid = fid->fid;
+	req = rpc(fid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	if (IS_ERR(req)) {
+		err = PTR_ERR(req);
+		/* An Rerror still clunked the fid on the server. */
+		if (err != -EINTR && !v9fs_client_dead(fid->clnt))
+			fid->established = false;
+	} else {
+		fid->established = false;
+		req_put(req);
+	}
+	v9fs_fid_put(fid);
+	return err;
+}
+
+/* ---- module ---- */
+
+int v9fs_client_init(void)
+{
+	req_cache = kmem_cache_create("v9fs_req", sizeof(struct v9fs_req), 0,
+				      0, NULL);
+	if (!req_cache)
+		return -ENOMEM;
+	fid_cache = kmem_cache_create("v9fs_fid", sizeof(struct v9fs_fid), 0,
+				      0, NULL);
+	if (!fid_cache) {
+		kmem_cache_destroy(req_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void v9fs_client_exit(void)
+{
+	kmem_cache_destroy(fid_cache);
+	kmem_cache_destroy(req_cache);
+}
