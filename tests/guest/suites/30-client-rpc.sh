@@ -1,0 +1,244 @@
+#!/bin/sh
+# Client layer of 9p2000.ko (-t 9P) against v9fsd in the guest: version and
+# msize negotiation as /proc/mounts shows them, every transport, many requests
+# in flight, big pipelined reads and writes, a killed reader of a stalled
+# server, timeout=, a dead server, umount -f, and no object left behind.
+# timeout: 300
+. /v9fs/tests/lib.sh
+
+P=5643
+EXP=/tmp/rpc-export
+M=/mnt/rpc
+PARAMS=/sys/module/9p2000/parameters
+
+now_cs() { # uptime in centiseconds
+	read -r _up _ < /proc/uptime
+	echo "${_up%.*}${_up#*.}" | sed 's/^0*//;s/^$/0/'
+}
+
+live() { cat "$PARAMS/live_$1" 2> /dev/null || echo '?'; }
+
+# opt_of MNT KEY: value of KEY= in the /proc/mounts line of MNT.
+opt_of() {
+	awk -v m="$1" -v k="$2" '$2 == m {
+		n = split($4, o, ",")
+		for (i = 1; i <= n; i++) if (index(o[i], k "=") == 1) print substr(o[i], length(k) + 2)
+	}' /proc/mounts
+}
+
+# wait_gone PID CS: 0 if PID is gone within CS centiseconds.
+wait_gone() {
+	_t0=$(now_cs)
+	while kill -0 "$1" 2> /dev/null; do
+		[ $(($(now_cs) - _t0)) -gt "$2" ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts; }
+
+mkdir -p "$EXP" "$M"
+dd if=/dev/urandom of="$EXP/blob" bs=64k count=64 2> /dev/null # 4 MiB
+for i in 1 2 3 4 5 6 7 8; do
+	dd if=/dev/urandom of="$EXP/small$i" bs=1k count=$((i * 9)) 2> /dev/null
+done
+dmesg -c > /dev/null 2>&1
+
+if ! load_client 9P; then
+	not_ok "9p2000.ko loads"
+	exit 0
+fi
+ok "9p2000.ko loads"
+check "live counters start at zero" \
+	test "$(live clients)/$(live fids)/$(live reqs)" = "0/0/0"
+
+if ! v9fsd_start "$EXP" $P -m 16384; then
+	not_ok "v9fsd starts (msize capped at 16384)"
+	exit 0
+fi
+
+# --- negotiation -----------------------------------------------------------
+if mount_9p 9P tcp 9p2000.u $P $M msize=65536; then
+	ok "mount over tcp asking msize=65536 of a server capped at 16384"
+	check "/proc/mounts shows the adopted msize=16384" test "$(opt_of $M msize)" = 16384
+	check "/proc/mounts shows version=9p2000.u" test "$(opt_of $M version)" = 9p2000.u
+	check "a file reads back through 16 KiB messages" cmp "$EXP/blob" "$M/blob"
+	umount_9p $M
+else
+	not_ok "mount over tcp asking msize=65536 of a server capped at 16384"
+fi
+
+if mount_9p 9P tcp 9p2000 $P $M; then
+	check "version=9p2000 negotiates legacy 9P2000" test "$(opt_of $M version)" = 9p2000
+	check "legacy 9P2000 reads a file" cmp "$EXP/small3" "$M/small3"
+	umount_9p $M
+else
+	not_ok "mount with version=9p2000"
+fi
+
+check "msize=2048 (below 4096) is refused" \
+	sh -c "! mount -t 9P -o proto=tcp,port=$P,msize=2048 127.0.0.1 $M"
+mounted $M && umount $M
+
+# --- transports ------------------------------------------------------------
+if mount_9p 9P unix 9p2000.u $P $M; then
+	check "unix socket transport reads a file" cmp "$EXP/blob" "$M/blob"
+	umount_9p $M
+else
+	not_ok "mount over the unix socket"
+fi
+
+V9FS_FD_EXPORT=$EXP
+export V9FS_FD_EXPORT
+if mount_9p 9P fd 9p2000.u $P $M; then
+	check "fd transport (FIFO pair) reads a file" cmp "$EXP/blob" "$M/blob"
+	umount_9p $M
+else
+	not_ok "mount over trans=fd"
+fi
+
+v9fsd_stop
+if v9fsd_start "$EXP" $P -l "tcp:[::1]:$P"; then
+	if timeout 30 mount -t 9P -o proto=tcp,port=$P,version=9p2000.u ::1 $M; then
+		check "tcp over IPv6 (::1) reads a file" cmp "$EXP/small5" "$M/small5"
+		umount_9p $M
+	else
+		not_ok "mount over tcp to ::1"
+	fi
+else
+	skip "tcp over IPv6 (::1)" "v9fsd cannot listen on ::1"
+	v9fsd_start "$EXP" $P || exit 0
+fi
+
+# --- many requests in flight, pipelined I/O --------------------------------
+for ms in 8192 131072; do
+	if ! mount_9p 9P tcp 9p2000.u $P $M msize=$ms; then
+		not_ok "mount with msize=$ms"
+		continue
+	fi
+	pids=
+	for i in 1 2 3 4 5 6 7 8; do
+		cmp "$EXP/small$i" "$M/small$i" > /tmp/rpc.cmp.$i 2>&1 &
+		pids="$pids $!"
+	done
+	cmp "$EXP/blob" "$M/blob" > /tmp/rpc.cmp.0 2>&1 &
+	pids="$pids $!"
+	bad=0
+	for p in $pids; do wait "$p" || bad=$((bad + 1)); done
+	check "msize=$ms: 9 concurrent readers all see the right bytes" test $bad = 0
+	check "msize=$ms: 4 MiB read with bs=1M" \
+		sh -c "dd if=$M/blob bs=1M 2>/dev/null | cmp - $EXP/blob"
+	rm -f "$EXP/copy"
+	check "msize=$ms: 4 MiB write with bs=1M lands intact" \
+		sh -c "dd if=$EXP/blob of=$M/copy bs=1M 2>/dev/null && cmp $EXP/blob $EXP/copy"
+	check "msize=$ms: a read past the end gives 0 bytes" \
+		test "$(dd if=$M/small1 bs=64k skip=10 2> /dev/null | wc -c)" = 0
+	umount_9p $M
+done
+check "live fids and requests back to zero after umount" \
+	test "$(live fids)/$(live reqs)" = "0/0"
+
+# --- SIGKILL of a reader while the server is stalled -----------------------
+if mount_9p 9P tcp 9p2000.u $P $M; then
+	cat "$M/small2" > /dev/null
+	kill -STOP $V9FSD_PID
+	cat "$M/blob" > /dev/null 2>&1 &
+	rpid=$!
+	sleep 0.5
+	t0=$(now_cs)
+	kill -9 $rpid
+	if wait_gone $rpid 100; then
+		ok "a reader stuck on a stalled server dies within 1 s of SIGKILL ($(($(now_cs) - t0))0 ms)"
+	else
+		not_ok "a reader stuck on a stalled server dies within 1 s of SIGKILL"
+	fi
+	wait $rpid 2> /dev/null
+	diag "while stalled: live reqs $(live reqs), fids $(live fids)"
+	kill -CONT $V9FSD_PID
+	sleep 0.3
+	check "after Tflush the mount still works" cmp "$EXP/blob" "$M/blob"
+	check "after Rflush no request is left in flight" test "$(live reqs)" = 0
+	umount_9p $M
+else
+	not_ok "mount for the SIGKILL test"
+fi
+
+# --- timeout= --------------------------------------------------------------
+if mount_9p 9P tcp 9p2000.u $P $M timeout=2; then
+	check "/proc/mounts shows timeout=2" test "$(opt_of $M timeout)" = 2
+	kill -STOP $V9FSD_PID
+	t0=$(now_cs)
+	cat "$M/small4" > /dev/null 2> /tmp/rpc.err
+	rc=$?
+	dt=$(($(now_cs) - t0))
+	check "a request to a stalled server fails after timeout=2 (${dt}0 ms)" \
+		test $rc != 0 -a $dt -ge 150 -a $dt -le 600
+	t0=$(now_cs)
+	out=$(timeout 10 cat "$M/small1" 2>&1 > /dev/null)
+	dt=$(($(now_cs) - t0))
+	check "later requests fail at once with EIO (${dt}0 ms: $out)" \
+		sh -c "echo '$out' | grep -q 'I/O error' && test $dt -lt 50"
+	kill -CONT $V9FSD_PID
+	check "umount of a timed-out mount" umount_9p $M
+else
+	not_ok "mount with timeout=2"
+fi
+
+# --- dead server -----------------------------------------------------------
+if mount_9p 9P tcp 9p2000.u $P $M; then
+	cat "$M/small1" > /dev/null
+	kill -9 $V9FSD_PID
+	wait $V9FSD_PID 2> /dev/null
+	V9FSD_PID=
+	sleep 0.2
+	out=$(timeout 10 cat "$M/small1" 2>&1 > /dev/null)
+	rc=$?
+	check "a killed server: reads fail with EIO ($out)" \
+		sh -c "test $rc != 0 && echo '$out' | grep -q 'I/O error'"
+	check "ls of the dead mount fails, does not hang" \
+		sh -c "! timeout 10 ls -l $M > /dev/null 2>&1"
+	check "umount of a mount whose server died" umount_9p $M
+	dmesg | grep -q "9p2000: connection to 127.0.0.1 is dead" &&
+		ok "the kernel log says the connection died" ||
+		not_ok "the kernel log says the connection died"
+else
+	not_ok "mount for the dead-server test"
+fi
+
+# --- umount -f -------------------------------------------------------------
+v9fsd_start "$EXP" $P || exit 0
+if mount_9p 9P tcp 9p2000.u $P $M; then
+	cat "$M/small1" > /dev/null
+	kill -STOP $V9FSD_PID
+	cat "$M/blob" > /dev/null 2> /tmp/rpc.err &
+	rpid=$!
+	sleep 0.5
+	t0=$(now_cs)
+	timeout 10 umount -f $M 2> /dev/null
+	if wait_gone $rpid 200; then
+		ok "umount -f releases a reader of a stalled server ($(($(now_cs) - t0))0 ms)"
+	else
+		not_ok "umount -f releases a reader of a stalled server"
+		kill -9 $rpid
+	fi
+	wait $rpid 2> /dev/null
+	mounted $M && timeout 10 umount $M
+	check "the mount is gone after umount -f" sh -c "! awk '\$2 == \"$M\"' /proc/mounts | grep -q ."
+	kill -CONT $V9FSD_PID
+else
+	not_ok "mount for the umount -f test"
+fi
+v9fsd_stop
+
+# --- nothing left -----------------------------------------------------------
+sleep 0.2
+check "no client, fid or request left: $(live clients)/$(live fids)/$(live reqs)" \
+	test "$(live clients)/$(live fids)/$(live reqs)" = "0/0/0"
+check "9p2000.ko unloads" unload_client 9P
+if dmesg | grep -qE "BUG:|Oops|WARNING:|general protection"; then
+	not_ok "no oops or warning in the kernel log"
+	dmesg | grep -E -A5 "BUG:|Oops|WARNING:|general protection" | head -n 30 | sed 's/^/#   /'
+else
+	ok "no oops or warning in the kernel log"
+fi
