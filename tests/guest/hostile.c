@@ -55,6 +55,8 @@ static const char *const mode_names[] = {
 #define MAX_FIDS	256
 
 static enum mode mode;
+static volatile sig_atomic_t terminate;
+static pid_t children[64];
 static int trigger_type = V9P_TREAD;
 static u32 max_msize = 65536;
 
@@ -253,9 +255,9 @@ static int misbehave(struct conn *c, struct v9p_fcall *t)
 	case M_BIGCOUNT:
 		if (t->type == V9P_TREAD) {
 			/* more than asked, yet within msize when the request left room */
-			u32 claim = count + 4096;
+			u32 claim = c->msize - V9P_RREAD_HDRSZ;
 
-			if (claim + V9P_RREAD_HDRSZ > c->msize)
+			if (claim <= count)
 				claim = count + 1;
 			n = pack_rread(c, t->tag, off, count, claim);
 			if (n < 0)
@@ -588,6 +590,11 @@ static int listen_on(const char *addr)
 	return fd;
 }
 
+static void on_term(int sig)
+{
+	terminate = 1;
+}
+
 static void usage(void)
 {
 	int i;
@@ -651,8 +658,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGCHLD, SIG_IGN);	/* children are reaped by the kernel */
+	/* no SA_RESTART: SIGTERM must interrupt accept() */
+	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = on_term }, NULL);
 	logmsg("mode %s, listening on %s", mode_names[mode], addr);
-	for (;;) {
+	for (i = 0; !terminate;) {
 		int cfd = accept(lfd, NULL, NULL);
 		pid_t pid;
 
@@ -660,15 +669,22 @@ int main(int argc, char **argv)
 			if (errno == EINTR)
 				continue;
 			logmsg("accept: %s", strerror(errno));
-			return 1;
+			break;
 		}
 		pid = fork();
 		if (pid == 0) {
+			signal(SIGTERM, SIG_DFL);
 			close(lfd);
 			serve_conn(cfd, cfd);
 		}
 		if (pid < 0)
 			logmsg("fork: %s", strerror(errno));
+		else if (i < (int)(sizeof(children) / sizeof(children[0])))
+			children[i++] = pid;
 		close(cfd);
 	}
+	/* a stalled child would keep its client waiting: take them all down */
+	while (i--)
+		kill(children[i], SIGKILL);
+	return 0;
 }

@@ -1,0 +1,263 @@
+#!/bin/sh
+# timeout: 900
+# 60-faults: a 9P client facing a server that dies, stalls or lies must give an
+# error, never hang, and leave a module that unloads.
+#   - v9fsd killed (SIGKILL) during a large read and during a large write
+#   - v9fsd stopped (SIGSTOP) under a reader, then the reader SIGKILLed: gone in 1 s
+#   - hostile-9p in each mode: the read fails (or, in mode none, succeeds), no hang
+#   - rmmod 9p2000 after the last umount, no slab objects left behind
+# Each scenario runs on the in-tree client first (the reference) and then on ours.
+# A reference failure is shown as a SKIP (it is not our bug); a failure of ours that
+# the reference shares is a SKIP naming that; any other failure of ours is not ok.
+. /v9fs/tests/lib.sh
+
+PORT=5660
+HPORT=5661
+EXPORT=/export/faults
+OUT=/tmp/faults.$$
+HOSTILE=/v9fs/bin/hostile-9p
+DIALECT=9p2000.u
+mkdir -p "$OUT" "$EXPORT"
+: > "$OUT/ref-fails"
+
+# result CLIENT PASSED TEXT [DETAIL]: one TAP line, with the reference rule above.
+result() {
+	_c=$1 _p=$2 _t=$3 _why=${4:-}
+	if [ "$_p" = 1 ]; then
+		ok "$_c: $_t"
+	elif [ "$_c" = 9p ]; then
+		echo "$_t" >> "$OUT/ref-fails"
+		skip "9p: $_t" "reference (in-tree) client fails this: $_why"
+	elif grep -qxF "$_t" "$OUT/ref-fails"; then
+		skip "9P: $_t" "the in-tree client fails this too: $_why"
+	else
+		not_ok "9P: $_t${_why:+: $_why}"
+	fi
+}
+
+# gone PID TENTHS: wait until PID has exited (zombie counts as exited); 0 if it did
+# within TENTHS tenths of a second. Sets WAITED to the tenths it took.
+gone() {
+	WAITED=0
+	while [ $WAITED -lt "$2" ]; do
+		[ -e /proc/$1/stat ] || return 0
+		case $(cut -d' ' -f3 /proc/$1/stat 2> /dev/null) in Z | X | "") return 0 ;; esac
+		sleep 0.1
+		WAITED=$((WAITED + 1))
+	done
+	return 1
+}
+
+# unstick MNT PID...: after a failed check, free whatever is still blocked.
+unstick() {
+	_m=$1
+	shift
+	for _p in "$@"; do kill -9 "$_p" 2> /dev/null; done
+	umount -f "$_m" 2> /dev/null
+	umount -l "$_m" 2> /dev/null
+}
+
+start_server() {
+	v9fsd_start "$EXPORT" $PORT || { not_ok "v9fsd serves $EXPORT"; return 1; }
+}
+
+mount_client() { # mount_client CLIENT MNT: mount v9fsd (tcp, $DIALECT)
+	mount_9p "$1" tcp $DIALECT $PORT "$2" > "$OUT/mount.txt" 2>&1 && return 0
+	result "$1" 0 "mount v9fsd for the fault tests" "$(tail -n 1 "$OUT/mount.txt")"
+	return 1
+}
+
+# --- v9fsd killed during a large read / write ------------------------------------
+kill_during() { # kill_during CLIENT read|write
+	_c=$1 _what=$2 _m=/mnt/faults-$1
+	start_server || return
+	mount_client $_c $_m || { v9fsd_stop; return; }
+	if [ $_what = read ]; then
+		timeout 120 dd if=$_m/big of=/dev/null bs=1M > "$OUT/dd.txt" 2>&1 &
+	else
+		timeout 120 dd if=/dev/zero of=$_m/wfile bs=1M count=256 conv=fsync \
+			> "$OUT/dd.txt" 2>&1 &
+	fi
+	_dd=$!
+	sleep 1
+	if gone $_dd 1; then
+		result $_c 0 "v9fsd killed during a large $_what: $_what still running at the kill" \
+			"finished in under a second, test inconclusive"
+	fi
+	kill -9 $V9FSD_PID
+	wait $V9FSD_PID 2> /dev/null
+	V9FSD_PID=
+	if gone $_dd 300; then
+		wait $_dd
+		_rc=$?
+		_err=$(grep -v 'records\|copied' "$OUT/dd.txt" | tail -n 1)
+		result $_c $([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1) \
+			"v9fsd killed during a large $_what: $_what fails (took $((WAITED / 10)) s)" \
+			"dd exit $_rc: $_err"
+		case $_err in
+		*"I/O error"*) _eio=1 ;;
+		*) _eio=0 ;;
+		esac
+		result $_c $_eio "v9fsd killed during a large $_what: the error is EIO" "$_err"
+	else
+		result $_c 0 "v9fsd killed during a large $_what: $_what fails" \
+			"still blocked 30 s after the kill"
+		unstick $_m $_dd
+	fi
+	timeout 30 ls $_m > /dev/null 2> "$OUT/ls.txt"
+	_rc=$?
+	result $_c $([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1) \
+		"after the server died ($_what), a new request fails at once" \
+		"ls exit $_rc: $(cat "$OUT/ls.txt")"
+	if timeout 30 umount $_m 2> "$OUT/umount.txt" || timeout 30 umount -f $_m \
+		2>> "$OUT/umount.txt"; then
+		result $_c 1 "umount after the server died ($_what)"
+	else
+		result $_c 0 "umount after the server died ($_what)" "$(cat "$OUT/umount.txt")"
+		umount -l $_m 2> /dev/null
+	fi
+	rm -f "$EXPORT/wfile"
+}
+
+# --- v9fsd stalled, reader SIGKILLed -----------------------------------------------
+stall_kill() { # stall_kill CLIENT
+	_c=$1 _m=/mnt/faults-$1
+	start_server || return
+	mount_client $_c $_m || { v9fsd_stop; return; }
+	dd if=$_m/big of=/dev/null bs=1M > /dev/null 2>&1 &
+	_dd=$!
+	sleep 1
+	kill -STOP $V9FSD_PID
+	sleep 1
+	kill -9 $_dd
+	if gone $_dd 10; then
+		result $_c 1 "server stopped: SIGKILLed reader returns within 1 s (took 0.$WAITED s)"
+	else
+		result $_c 0 "server stopped: SIGKILLed reader returns within 1 s" \
+			"still there after 1 s"
+		gone $_dd 100 || diag "$_c: reader still blocked 10 s after SIGKILL"
+	fi
+	kill -CONT $V9FSD_PID
+	if gone $_dd 300; then
+		wait $_dd 2> /dev/null
+		if timeout 30 umount $_m 2> "$OUT/umount.txt"; then
+			result $_c 1 "umount after the stall"
+		else
+			result $_c 0 "umount after the stall" "$(cat "$OUT/umount.txt")"
+			unstick $_m
+		fi
+	else
+		result $_c 0 "umount after the stall" "reader never exited"
+		unstick $_m $_dd
+	fi
+	v9fsd_stop
+}
+
+# --- hostile-9p ----------------------------------------------------------------------
+hostile() { # hostile CLIENT MODE
+	_c=$1 _mode=$2 _m=/mnt/hostile-$1
+	"$HOSTILE" -m $_mode -l tcp:127.0.0.1:$HPORT 2> "$OUT/hostile.log" &
+	_h=$!
+	sleep 0.3
+	if ! mount_9p $_c tcp $DIALECT $HPORT $_m > "$OUT/mount.txt" 2>&1; then
+		result $_c 0 "hostile $_mode: mount" "$(tail -n 1 "$OUT/mount.txt")"
+		kill $_h
+		wait $_h 2> /dev/null
+		return
+	fi
+	rm -f "$OUT/data"
+	timeout -s KILL 20 dd if=$_m/data of="$OUT/data" bs=4096 count=1 > "$OUT/dd.txt" 2>&1 &
+	_dd=$!
+	if [ $_mode = stall ]; then
+		# nothing will ever come back: the reader must at least die when killed
+		sleep 2
+		kill -9 $_dd 2> /dev/null
+		if gone $_dd 10; then
+			result $_c 1 "hostile stall: SIGKILLed reader returns within 1 s"
+		else
+			result $_c 0 "hostile stall: SIGKILLed reader returns within 1 s" \
+				"still blocked"
+		fi
+	elif gone $_dd 250; then
+		wait $_dd
+		_rc=$?
+		_err=$(grep -v 'records\|copied' "$OUT/dd.txt" | tail -n 1)
+		if [ $_mode = none ]; then
+			result $_c $([ $_rc -eq 0 ] && head -c 8 "$OUT/data" | grep -qx hostile &&
+				echo 1) "hostile none (control): the read succeeds" "dd exit $_rc: $_err"
+		else
+			result $_c $([ $_rc -ne 0 ] && [ $_rc -ne 137 ] && echo 1) \
+				"hostile $_mode: the read fails (in $((WAITED / 10)) s)" \
+				"dd exit $_rc, $(wc -c < "$OUT/data" 2> /dev/null || echo 0) bytes: $_err"
+		fi
+	else
+		result $_c 0 "hostile $_mode: the read returns" "dd blocked for 25 s"
+	fi
+	# hostile-9p takes its per-connection children with it on SIGTERM, so the
+	# umount below meets a closed connection, whatever the mode left behind
+	kill $_h 2> /dev/null
+	wait $_h 2> /dev/null
+	if timeout 30 umount $_m 2> "$OUT/umount.txt" ||
+		timeout 30 umount -f $_m 2>> "$OUT/umount.txt"; then
+		result $_c 1 "hostile $_mode: umount"
+	else
+		result $_c 0 "hostile $_mode: umount" "$(cat "$OUT/umount.txt")"
+		unstick $_m $_dd
+	fi
+}
+
+# --- the runs ----------------------------------------------------------------------
+dd if=/dev/zero of="$EXPORT/big" bs=1M count=256 2> /dev/null
+
+clients=
+if load_client 9p; then
+	clients=9p
+else
+	not_ok "load the in-tree 9p client (modprobe 9p 9pnet_fd)"
+fi
+if load_client 9P > "$OUT/insmod.txt" 2>&1; then
+	clients="$clients 9P"
+else
+	not_ok "mount 9P: insmod $V9FS_KO failed: $(cat "$OUT/insmod.txt")"
+	skip "9P: fault tests" "our module did not load"
+fi
+
+for c in $clients; do
+	kill_during $c read
+	kill_during $c write
+	stall_kill $c
+	if [ -x "$HOSTILE" ]; then
+		for mode in none malformed oversized badtag badtype bigcount close stall; do
+			hostile $c $mode
+		done
+	else
+		skip "$c: hostile-9p modes" "$HOSTILE is not built"
+	fi
+done
+
+case " $clients " in
+*" 9P "*)
+	diag "9P module state before rmmod: refcnt $(cat /sys/module/9p2000/refcnt 2> /dev/null)"
+	grep -i v9fs /proc/slabinfo 2> /dev/null | sed 's/^/#   slab: /'
+	left=$(awk '/v9fs/ { n += $2 } END { print n + 0 }' /proc/slabinfo 2> /dev/null)
+	if [ "${left:-0}" -eq 0 ]; then
+		ok "9P: no v9fs slab objects in use after the last umount"
+	else
+		not_ok "9P: no v9fs slab objects in use after the last umount ($left active)"
+	fi
+	if rmmod 9p2000 2> "$OUT/rmmod.txt"; then
+		ok "9P: rmmod 9p2000 after the fault tests"
+	else
+		not_ok "9P: rmmod 9p2000 after the fault tests: $(cat "$OUT/rmmod.txt")"
+	fi
+	if dmesg | grep -q 'still has objects'; then
+		not_ok "9P: no slab cache destroyed with objects left"
+		dmesg | grep -A3 'still has objects' | sed 's/^/#   /'
+	fi
+	;;
+esac
+case " $clients " in *" 9p "*) unload_client 9p ;; esac
+
+v9fsd_stop
+rm -rf "$OUT" "$EXPORT"
+exit 0
