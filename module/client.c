@@ -240,6 +240,14 @@ static void req_retire_locked(struct v9fs_client *c, struct v9fs_req *req,
 
 static void free_fid(struct v9fs_fid *fid);
 
+/* c->lock held; err is published before the lockless req_finished(). */
+static void req_fail_locked(struct v9fs_req *req, int err)
+{
+	req->err = err;
+	/* Pairs with req_finished(): err is visible once the state is. */
+	smp_store_release(&req->state, REQ_FAILED);
+}
+
 /* After c->lock: wake waiters, release what retiring owed, drop table refs. */
 static void req_retired(struct v9fs_client *c, struct list_head *list)
 {
@@ -299,10 +307,8 @@ static void client_fail(struct v9fs_client *c, int err, const char *why)
 	}
 	WRITE_ONCE(c->dead, true);
 	xa_for_each(&c->reqs, tag, req) {
-		if (req->state != REQ_DONE) {
-			req->state = REQ_FAILED;
-			req->err = -EIO;
-		}
+		if (req->state != REQ_DONE)
+			req_fail_locked(req, -EIO);
 		req_retire_locked(c, req, &list);
 		n++;
 	}
@@ -364,10 +370,8 @@ static void req_drop(struct v9fs_client *c, struct v9fs_req *req)
 	LIST_HEAD(list);
 
 	spin_lock(&c->lock);
-	if (req->state == REQ_NEW) {
-		req->state = REQ_FAILED;
-		req->err = -ECANCELED;
-	}
+	if (req->state == REQ_NEW)
+		req_fail_locked(req, -ECANCELED);
 	req_retire_locked(c, req, &list);
 	spin_unlock(&c->lock);
 	req_retired(c, &list);
@@ -416,8 +420,7 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	req->abandoned = true;
 	if (req->in_table && req->state == REQ_NEW) {
 		/* Never sent: no flush needed, the tag is free at once. */
-		req->state = REQ_FAILED;
-		req->err = -EINTR;
+		req_fail_locked(req, -EINTR);
 		req_retire_locked(c, req, &list);
 	} else if (req->in_table && flush && flush->in_table &&
 		   flush->state == REQ_NEW) {
@@ -654,10 +657,8 @@ static int rx_one(struct v9fs_client *c)
 		old = req->flushed;
 		if (old && old->in_table) {
 			/* Rflush: the flushed tag may be reused now. */
-			if (old->state == REQ_SENT) {
-				old->state = REQ_FAILED;
-				old->err = -EINTR;
-			}
+			if (old->state == REQ_SENT)
+				req_fail_locked(old, -EINTR);
 			req_retire_locked(c, old, &list);
 		}
 	}
