@@ -1,0 +1,119 @@
+#!/bin/sh
+# timeout: 900
+# 70-fsx: fsx (10,000 random operations checked against a shadow copy) on tmpfs,
+# the in-tree client and ours; a static binary copied onto the mount runs; a
+# read-only mapping of a file on the mount shows the file's bytes.
+# A failure of ours that the in-tree client shares is a SKIP that says so.
+. /v9fs/tests/lib.sh
+
+PORT=5670
+EXPORT=/export/fsx
+OUT=/tmp/fsx.$$
+OPS=10000
+SEED=${V9FS_FSX_SEED:-$(date +%s)}
+mkdir -p "$OUT" "$EXPORT"
+: > "$OUT/ref-fails"
+
+result() { # result CLIENT PASSED TEXT [DETAIL]
+	_c=$1 _p=$2 _t=$3 _why=${4:-}
+	if [ "$_p" = 1 ]; then
+		ok "$_c: $_t"
+	elif [ "$_c" = 9p ]; then
+		echo "$_t" >> "$OUT/ref-fails"
+		not_ok "9p: $_t${_why:+: $_why}"
+	elif [ "$_c" = 9P ] && grep -qxF "$_t" "$OUT/ref-fails"; then
+		skip "9P: $_t" "the in-tree client fails this too: $_why"
+	else
+		not_ok "$_c: $_t${_why:+: $_why}"
+	fi
+}
+
+# checks CLIENT DIR: the three checks of this suite in DIR
+checks() {
+	_c=$1 _d=$2
+	timeout 600 /v9fs/bin/fsx -q -N $OPS -S $SEED "$_d/fsx.file" > "$OUT/fsx.out" 2> "$OUT/fsx.err"
+	_rc=$?
+	result $_c $([ $_rc -eq 0 ] && echo 1) "fsx $OPS ops, seed $SEED" \
+		"exit $_rc: $(tail -n 1 "$OUT/fsx.out")"
+	if [ $_rc -ne 0 ]; then
+		head -n 40 "$OUT/fsx.err" | sed 's/^/#   /'
+	else
+		diag "$_c: $(tail -n 1 "$OUT/fsx.out")"
+	fi
+	rm -f "$_d/fsx.file"
+
+	# a static program from the mount: copy busybox, run an applet from it
+	if cp /bin/busybox "$_d/bb" 2> "$OUT/cp.txt" && chmod 755 "$_d/bb"; then
+		_o=$(timeout 30 "$_d/bb" echo "ran from the mount" 2>&1)
+		result $_c $([ "$_o" = "ran from the mount" ] && echo 1) \
+			"a binary copied onto the mount runs" "$_o"
+		cmp /bin/busybox "$_d/bb" > /dev/null 2>&1
+		result $_c $([ $? -eq 0 ] && echo 1) "the copied binary reads back identical"
+	else
+		result $_c 0 "a binary copied onto the mount runs" "cp: $(cat "$OUT/cp.txt")"
+	fi
+	rm -f "$_d/bb"
+
+	# mmap: the file is written through the mount, then mapped read-only
+	dd if=/dev/urandom of="$_d/mapped" bs=1k count=300 2> /dev/null
+	_o=$(timeout 30 /v9fs/bin/mmap-check "$_d/mapped" 2>&1)
+	result $_c $([ $? -eq 0 ] && echo 1) "a read-only mapping of a file sees its contents" "$_o"
+	_o=$(timeout 30 /v9fs/bin/mmap-check -p "$_d/mapped" 2>&1)
+	result $_c $([ $? -eq 0 ] && echo 1) \
+		"a private writable mapping sees the file and does not change it" "$_o"
+	# the file changed on the server after a first mapping: a new open sees new bytes
+	# (issue 5: the page cache is dropped when the file is opened); the in-tree
+	# client promises no such thing, so its outcome is only shown
+	if [ "$_c" != tmpfs ]; then
+		dd if=/dev/urandom of="$EXPORT/mapped" bs=1k count=300 conv=notrunc 2> /dev/null
+		_o=$(timeout 30 /v9fs/bin/mmap-check "$_d/mapped" 2>&1)
+		_p=$([ $? -eq 0 ] && cmp -s "$EXPORT/mapped" "$_d/mapped" && echo 1)
+		_t="a mapping after the server-side file changed shows the new bytes"
+		if [ $_c = 9p ]; then
+			diag "9p (reference only): $_t: ${_p:+yes}${_p:-no: $_o}"
+		else
+			result $_c "$_p" "$_t" "$_o"
+		fi
+	fi
+	rm -f "$_d/mapped"
+}
+
+diag "fsx seed $SEED (set V9FS_FSX_SEED to replay)"
+mkdir -p /tmp/fsx-tmpfs
+checks tmpfs /tmp/fsx-tmpfs
+rm -rf /tmp/fsx-tmpfs
+
+if ! v9fsd_start "$EXPORT" $PORT; then
+	not_ok "v9fsd serves $EXPORT on tcp 127.0.0.1:$PORT"
+	exit 0
+fi
+
+clients=
+if load_client 9p; then
+	clients=9p
+else
+	not_ok "load the in-tree 9p client (modprobe 9p 9pnet_fd)"
+fi
+if load_client 9P > "$OUT/insmod.txt" 2>&1; then
+	clients="$clients 9P"
+else
+	not_ok "mount 9P: insmod $V9FS_KO failed: $(cat "$OUT/insmod.txt")"
+	skip "9P: fsx, exec and mmap checks" "our module did not load"
+fi
+for c in $clients; do
+	m=/mnt/fsx-$c
+	if ! mount_9p $c tcp 9p2000.u $PORT $m > "$OUT/mount.txt" 2>&1; then
+		not_ok "mount $c tcp 9p2000.u: $(tail -n 1 "$OUT/mount.txt")"
+		dmesg | tail -n 5 | sed 's/^/#   /'
+		[ $c = 9P ] && skip "9P: fsx, exec and mmap checks" "mount failed"
+		continue
+	fi
+	checks $c $m
+	umount_9p $m || not_ok "$c: umount after fsx"
+done
+case " $clients " in *" 9P "*) rmmod 9p2000 || not_ok "9P: rmmod after fsx" ;; esac
+case " $clients " in *" 9p "*) unload_client 9p ;; esac
+
+v9fsd_stop
+rm -rf "$OUT" "$EXPORT"
+exit 0
