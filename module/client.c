@@ -41,6 +41,8 @@
 #define V9FS_SMALL_RBUF		256
 /* How long umount waits for outstanding clunks when timeout=0. */
 #define V9FS_DRAIN_SECS		10
+/* msize-sized buffers kept per connection for bulk messages. */
+#define V9FS_POOL_MAX		8
 
 /*
  * Live objects, readable in /sys/module/9p2000/parameters/ so that tests can
@@ -77,6 +79,7 @@ enum req_state {
 };
 
 struct v9fs_req {
+	struct v9fs_client *clnt;
 	refcount_t ref;
 	u16 tag;
 	u8 ttype;
@@ -93,6 +96,8 @@ struct v9fs_req {
 	wait_queue_head_t wq;
 	u8 *tbuf;
 	u32 tlen;
+	bool tpooled;			/* tbuf came from the client's pool */
+	bool rpooled;
 	u8 *rbuf;
 	u32 rcap;
 	u32 rlen;
@@ -116,6 +121,9 @@ struct v9fs_client {
 	unsigned int timeout;
 	unsigned int debug;
 	struct ida fids;
+	struct list_head pool;		/* free bulk buffers; c->lock */
+	unsigned int npool;
+	bool pool_ok;			/* msize is final */
 };
 
 #define clnt_dbg(c, bit, fmt, ...)					\
@@ -144,14 +152,66 @@ unsigned int v9fs_client_debug(const struct v9fs_client *c)
 	return c->debug;
 }
 
+/* ---- message buffers ---- */
+
+/*
+ * Bulk messages (Tread replies, Twrite requests) are up to msize long: a
+ * fresh kvmalloc of that much for every chunk is a high-order allocation or
+ * a vmalloc each time, so a few msize buffers are recycled per connection.
+ */
+static void *buf_alloc(struct v9fs_client *c, u32 size, bool *pooled)
+{
+	void *buf = NULL;
+
+	*pooled = false;
+	if (!c->pool_ok || size <= PAGE_SIZE || size > c->msize)
+		return kvmalloc(size, GFP_NOFS);
+	spin_lock(&c->lock);
+	if (!list_empty(&c->pool)) {
+		buf = c->pool.next;
+		list_del(buf);
+		c->npool--;
+	}
+	spin_unlock(&c->lock);
+	if (!buf)
+		buf = kvmalloc(c->msize, GFP_NOFS);
+	*pooled = buf != NULL;
+	return buf;
+}
+
+static void buf_free(struct v9fs_client *c, void *buf, bool pooled)
+{
+	if (buf && pooled) {
+		spin_lock(&c->lock);
+		if (c->npool < V9FS_POOL_MAX) {
+			list_add(buf, &c->pool);
+			c->npool++;
+			buf = NULL;
+		}
+		spin_unlock(&c->lock);
+	}
+	kvfree(buf);
+}
+
+static void pool_drain(struct v9fs_client *c)
+{
+	while (!list_empty(&c->pool)) {
+		struct list_head *buf = c->pool.next;
+
+		list_del(buf);
+		kvfree(buf);
+	}
+	c->npool = 0;
+}
+
 /* ---- requests ---- */
 
 static void req_put(struct v9fs_req *req)
 {
 	if (!refcount_dec_and_test(&req->ref))
 		return;
-	kvfree(req->tbuf);
-	kvfree(req->rbuf);
+	buf_free(req->clnt, req->tbuf, req->tpooled);
+	buf_free(req->clnt, req->rbuf, req->rpooled);
 	kmem_cache_free(req_cache, req);
 	atomic_dec(&live_reqs);
 }
@@ -173,17 +233,18 @@ static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap, bool notag)
 	if (!req)
 		return ERR_PTR(-ENOMEM);
 	atomic_inc(&live_reqs);
+	req->clnt = c;
 	refcount_set(&req->ref, 2);
 	init_waitqueue_head(&req->wq);
 	INIT_LIST_HEAD(&req->tx_node);
 	INIT_LIST_HEAD(&req->retire_node);
 	req->state = REQ_NEW;
-	req->rbuf = kvmalloc(rcap, GFP_NOFS);
+	req->rbuf = buf_alloc(c, rcap, &req->rpooled);
 	if (!req->rbuf) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	req->rcap = rcap;
+	req->rcap = req->rpooled ? c->msize : rcap;
 	if (notag) {
 		tag = V9P_NOTAG;
 		err = xa_insert(&c->reqs, tag, req, GFP_NOFS);
@@ -339,7 +400,7 @@ static int req_pack(struct v9fs_client *c, struct v9fs_req *req,
 		return len;
 	if (len > c->msize)
 		return -EMSGSIZE;
-	req->tbuf = kvmalloc(len, GFP_NOFS);
+	req->tbuf = buf_alloc(c, len, &req->tpooled);
 	if (!req->tbuf)
 		return -ENOMEM;
 	len = v9p_pack(f, c->dialect, req->tbuf, len);
@@ -618,16 +679,18 @@ static int rx_one(struct v9fs_client *c)
 	}
 	/* Nobody else touches rbuf until the state says REQ_DONE. */
 	if (h.size > req->rcap) {
-		u8 *buf = kvmalloc(h.size, GFP_NOFS);
+		bool pooled;
+		u8 *buf = buf_alloc(c, h.size, &pooled);
 
 		if (!buf) {
 			err = -ENOMEM;
 			client_fail(c, err, "no memory for a reply");
 			goto out;
 		}
-		kvfree(req->rbuf);
+		buf_free(c, req->rbuf, req->rpooled);
 		req->rbuf = buf;
-		req->rcap = h.size;
+		req->rpooled = pooled;
+		req->rcap = pooled ? c->msize : h.size;
 	}
 	memcpy(req->rbuf, hdr, sizeof(hdr));
 	err = c->trans.ops->recv(&c->trans, req->rbuf + sizeof(hdr),
@@ -789,6 +852,7 @@ static int client_version(struct v9fs_client *c, enum v9p_dialect want)
 			  v9p_dialect_name(want));
 	c->dialect = d;
 	c->msize = rv->msize;
+	c->pool_ok = true;
 	clnt_dbg(c, V9FS_DEBUG_RPC, "version %s, msize %u (asked %u)\n",
 		 v9p_dialect_name(d), c->msize, asked);
 out:
@@ -799,6 +863,7 @@ out:
 static void client_free(struct v9fs_client *c)
 {
 	WARN_ON(!xa_empty(&c->reqs));
+	pool_drain(c);
 	xa_destroy(&c->reqs);
 	ida_destroy(&c->fids);
 	kfree(c->peer);
@@ -841,6 +906,7 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 	init_waitqueue_head(&c->tx_wq);
 	init_waitqueue_head(&c->idle_wq);
 	ida_init(&c->fids);
+	INIT_LIST_HEAD(&c->pool);
 	c->msize = o->msize ? o->msize : V9FS_DEFAULT_MSIZE;
 	c->dialect = o->dialect;
 	c->timeout = o->timeout;
@@ -1347,7 +1413,7 @@ static struct v9fs_req *write_start(struct v9fs_fid *fid, u64 off, u32 count,
 	f.twrite.count = count;
 	req->ttype = V9P_TWRITE;
 	err = -ENOMEM;
-	req->tbuf = kvmalloc(V9P_TWRITE_HDRSZ + count, GFP_NOFS);
+	req->tbuf = buf_alloc(c, V9P_TWRITE_HDRSZ + count, &req->tpooled);
 	if (!req->tbuf)
 		goto fail;
 	hlen = v9p_pack_io_hdr(&f, req->tbuf, V9P_TWRITE_HDRSZ + count);
