@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * v9bench: the timed workloads of bench/run.sh, one per sub-command.
+ *
+ *	v9bench seqwrite FILE MIB	write MIB MiB in 1 MiB writes, fsync, close
+ *	v9bench seqread FILE		read FILE to the end in 1 MiB reads
+ *	v9bench randread FILE COUNT	COUNT preads of 4 KiB at random aligned offsets
+ *	v9bench smallfiles DIR COUNT	COUNT x (create, write 4 KiB, close, stat,
+ *					open, read, close, unlink)
+ *	v9bench mkfiles DIR COUNT	COUNT empty files (set-up, not a measure)
+ *	v9bench time CMD [ARG...]	run CMD, its stdout to /dev/null
+ *
+ * Each prints one line "v9bench OP seconds=S bytes=B ops=N" and exits 0, or
+ * names the call that failed and exits 1.  The clock is CLOCK_MONOTONIC,
+ * taken around the work only (set-up excluded).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB (1 << 20)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void __attribute__((noreturn)) die(const char *what, const char *path)
+{
+	fprintf(stderr, "v9bench: %s %s: %s\n", what, path, strerror(errno));
+	exit(1);
+}
+
+static void report(const char *op, double secs, unsigned long long bytes, unsigned long ops)
+{
+	printf("v9bench %s seconds=%.3f bytes=%llu ops=%lu\n", op, secs, bytes, ops);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p) {
+		fprintf(stderr, "v9bench: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static int seqwrite(const char *path, long mib)
+{
+	char *buf = xmalloc(MIB);
+	double t0, t1;
+	long i;
+	int fd;
+
+	memset(buf, 0xa5, MIB);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0)
+		die("create", path);
+	t0 = now();
+	for (i = 0; i < mib; i++) {
+		size_t done = 0;
+
+		while (done < MIB) {
+			ssize_t n = write(fd, buf + done, MIB - done);
+
+			if (n <= 0)
+				die("write", path);
+			done += n;
+		}
+	}
+	if (fsync(fd) < 0)
+		die("fsync", path);
+	if (close(fd) < 0)
+		die("close", path);
+	t1 = now();
+	report("seqwrite", t1 - t0, (unsigned long long)mib * MIB, mib);
+	return 0;
+}
+
+static int seqread(const char *path)
+{
+	char *buf = xmalloc(MIB);
+	unsigned long long total = 0;
+	unsigned long ops = 0;
+	double t0, t1;
+	ssize_t n;
+	int fd;
+
+	t0 = now();
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	while ((n = read(fd, buf, MIB)) > 0) {
+		total += n;
+		ops++;
+	}
+	if (n < 0)
+		die("read", path);
+	close(fd);
+	t1 = now();
+	report("seqread", t1 - t0, total, ops);
+	return 0;
+}
+
+static int randread(const char *path, long count)
+{
+	uint64_t x = 88172645463325252ULL;	/* fixed: every client reads the same offsets */
+	char buf[4096];
+	struct stat st;
+	uint64_t blocks;
+	double t0, t1;
+	long i;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die("open", path);
+	blocks = st.st_size / 4096;
+	if (!blocks) {
+		fprintf(stderr, "v9bench: %s is smaller than 4 KiB\n", path);
+		return 1;
+	}
+	t0 = now();
+	for (i = 0; i < count; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (pread(fd, buf, sizeof(buf), (off_t)(x % blocks) * 4096) != sizeof(buf))
+			die("pread", path);
+	}
+	t1 = now();
+	close(fd);
+	report("randread", t1 - t0, (unsigned long long)count * 4096, count);
+	return 0;
+}
+
+static int smallfiles(const char *dir, long count)
+{
+	char path[4096], *buf = xmalloc(4096), *back = xmalloc(4096);
+	struct stat st;
+	double t0, t1;
+	long i;
+	int fd;
+
+	memset(buf, 'x', 4096);
+	t0 = now();
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/small-%06ld", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		if (fd < 0)
+			die("create", path);
+		if (write(fd, buf, 4096) != 4096)
+			die("write", path);
+		if (close(fd) < 0)
+			die("close", path);
+	}
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/small-%06ld", dir, i);
+		if (stat(path, &st) < 0)
+			die("stat", path);
+		if (st.st_size != 4096) {
+			fprintf(stderr, "v9bench: %s has %lld bytes, not 4096\n", path,
+				(long long)st.st_size);
+			return 1;
+		}
+	}
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/small-%06ld", dir, i);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			die("open", path);
+		if (read(fd, back, 4096) != 4096 || memcmp(back, buf, 4096))
+			die("read back", path);
+		close(fd);
+	}
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/small-%06ld", dir, i);
+		if (unlink(path) < 0)
+			die("unlink", path);
+	}
+	t1 = now();
+	report("smallfiles", t1 - t0, (unsigned long long)count * 4096, count);
+	return 0;
+}
+
+static int mkfiles(const char *dir, long count)
+{
+	char path[4096];
+	double t0 = now();
+	long i;
+	int fd;
+
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/entry-%06ld", dir, i);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0)
+			die("create", path);
+		close(fd);
+	}
+	report("mkfiles", now() - t0, 0, count);
+	return 0;
+}
+
+static int timecmd(char **argv)
+{
+	double t0 = now();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork", argv[0]);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "v9bench: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid", argv[0]);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "v9bench: %s failed (status 0x%x)\n", argv[0], status);
+		return 1;
+	}
+	report("time", now() - t0, 0, 1);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: v9bench seqwrite FILE MIB | seqread FILE | randread FILE COUNT |\n"
+		"       smallfiles DIR COUNT | mkfiles DIR COUNT | time CMD [ARG...]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 3)
+		usage();
+	if (!strcmp(argv[1], "seqwrite") && argc == 4)
+		return seqwrite(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "seqread") && argc == 3)
+		return seqread(argv[2]);
+	if (!strcmp(argv[1], "randread") && argc == 4)
+		return randread(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "smallfiles") && argc == 4)
+		return smallfiles(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "mkfiles") && argc == 4)
+		return mkfiles(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "time"))
+		return timecmd(argv + 2);
+	usage();
+	return 2;
+}
