@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Directory reads of the 9P file system type. A 9P2000 directory is read
+ * as a stream of stat records, and the server accepts a read only at offset
+ * 0 or where the previous read ended (read(5)). The directory position is
+ * therefore the byte offset of an entry in that stream; each open directory
+ * keeps the last chunk the server sent, and a seek to any other position
+ * re-reads from the start and skips up to it, so telldir/seekdir work as
+ * long as the directory does not change in between.
+ */
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/uio.h>
+
+#include "v9fs.h"
+
+/* One Tread's worth: msize less the Rread header. */
+static u32 v9fs_dirbuf_size(const struct v9fs_session *s)
+{
+	return v9fs_client_msize(s->clnt) - V9P_IOHDRSZ;
+}
+
+/*
+ * Emit the entries of the buffer at or after ctx->pos. Returns 1 when the
+ * buffer is used up, 0 when the caller's buffer is full, or -EIO for a
+ * record that does not decode.
+ */
+static int v9fs_dir_emit_buf(struct v9fs_session *s, struct v9fs_open_file *of,
+			     struct dir_context *ctx)
+{
+	struct v9p_stat st;
+	u32 i = 0;
+	int n;
+
+	while (i < of->dlen) {
+		n = v9p_stat_unpack(of->dbuf + i, of->dlen - i, s->dialect, &st);
+		if (n < 0) {
+			v9fs_err_dbg(s, "bad stat record at %llu: %d\n",
+				     of->doff + i, n);
+			return -EIO;
+		}
+		if (of->doff + i >= ctx->pos) {
+			/* A position inside a record moves to the next one. */
+			ctx->pos = of->doff + i;
+			if (!dir_emit(ctx, st.name.s, st.name.len,
+				      (ino_t)st.qid.path, v9fs_dtype(s, &st)))
+				return 0;
+			ctx->pos = of->doff + i + n;
+		}
+		i += n;
+	}
+	return 1;
+}
+
+/* Forget the buffered chunk: the next read starts the stream again at 0. */
+static void v9fs_dir_restart(struct v9fs_open_file *of)
+{
+	of->doff = 0;
+	of->dlen = 0;
+	of->dnext = 0;
+}
+
+/* Read the next chunk of the stream; 0 at the end of the directory. */
+static int v9fs_dir_fill(struct v9fs_session *s, struct v9fs_open_file *of,
+			 u32 size)
+{
+	struct kvec kv = { .iov_base = of->dbuf, .iov_len = size };
+	struct iov_iter to;
+	ssize_t n;
+
+	iov_iter_kvec(&to, ITER_DEST, &kv, 1, size);
+	of->doff = of->dnext;
+	of->dlen = 0;
+	n = v9fs_read(of->fid, of->dnext, &to);
+	if (n < 0)
+		return n;
+	of->dlen = n;
+	of->dnext += n;
+	return n > 0;
+}
+
+static int v9fs_dir_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct v9fs_session *s = v9fs_inode_session(file_inode(file));
+	struct v9fs_open_file *of = file->private_data;
+	u32 size = v9fs_dirbuf_size(s);
+	int ret;
+
+	if (!of->dbuf) {
+		of->dbuf = kvmalloc(size, GFP_KERNEL);
+		if (!of->dbuf)
+			return -ENOMEM;
+	}
+	/* rewinddir(): see the directory as it is now, not our old chunk. */
+	if (ctx->pos == 0 && of->dnext)
+		v9fs_dir_restart(of);
+
+	for (;;) {
+		if (ctx->pos < of->doff) {
+			/* Behind the buffer: the server only restarts at 0. */
+			v9fs_dir_restart(of);
+		} else if (ctx->pos < of->doff + of->dlen) {
+			ret = v9fs_dir_emit_buf(s, of, ctx);
+			if (ret <= 0)
+				return ret;
+		}
+		ret = v9fs_dir_fill(s, of, size);
+		if (ret <= 0)
+			return ret;
+	}
+}
+
+static int v9fs_dir_fsync(struct file *file, loff_t start, loff_t end,
+			  int datasync)
+{
+	struct v9p_stat st;
+
+	v9p_stat_dont_touch(&st);
+	return v9fs_wstat(v9fs_file_fid(file), &st);
+}
+
+const struct file_operations v9fs_dir_fops = {
+	.llseek		= generic_file_llseek,
+	.read		= generic_read_dir,
+	.iterate_shared	= v9fs_dir_readdir,
+	.open		= v9fs_file_open,
+	.release	= v9fs_file_release,
+	.fsync		= v9fs_dir_fsync,
+};

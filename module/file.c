@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Regular files of the 9P file system type. Reads and writes go straight
+ * to the server, with no data cache (the seed's semantics). Only mmap uses
+ * the page cache: read-only and private mappings are filled by ->read_folio
+ * through the client, and each open drops the cached pages so they are
+ * fresh. Shared writable mappings are refused.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/bvec.h>
+
+#include "v9fs.h"
+
+/* The 9P open mode for open(2) flags; O_TRUNC travels as OTRUNC. */
+u8 v9fs_open_mode(unsigned int f_flags)
+{
+	u8 mode;
+
+	switch (f_flags & O_ACCMODE) {
+	case O_WRONLY:
+		mode = V9P_OWRITE;
+		break;
+	case O_RDWR:
+		mode = V9P_ORDWR;
+		break;
+	default:
+		mode = V9P_OREAD;
+		break;
+	}
+	if (f_flags & O_TRUNC)
+		mode |= V9P_OTRUNC;
+	return mode;
+}
+
+/*
+ * Open a file or directory: clone the dentry's fid and Topen the clone,
+ * which the open file then owns until release.
+ */
+int v9fs_file_open(struct inode *inode, struct file *file)
+{
+	struct v9fs_session *s = v9fs_inode_session(inode);
+	struct v9fs_fid *fid = v9fs_dentry_fid(file_dentry(file));
+	struct v9fs_open_file *of;
+	struct v9fs_fid *ofid;
+	u8 mode;
+	int err;
+
+	v9fs_vfs_dbg(s, "%pD flags 0%o\n", file, file->f_flags);
+	if (!fid)
+		return -EIO;
+	of = kzalloc(sizeof(*of), GFP_KERNEL);
+	if (!of)
+		return -ENOMEM;
+
+	ofid = v9fs_walk(fid, 0, NULL);
+	if (IS_ERR(ofid)) {
+		err = PTR_ERR(ofid);
+		goto free_of;
+	}
+	mode = S_ISDIR(inode->i_mode) ? V9P_OREAD : v9fs_open_mode(file->f_flags);
+	err = v9fs_open(ofid, mode);
+	if (err)
+		goto put_fid;
+
+	of->fid = ofid;
+	file->private_data = of;
+	/* Mappings made from now on see the file as it is now. */
+	if (S_ISREG(inode->i_mode) && inode->i_mapping->nrpages)
+		invalidate_inode_pages2(inode->i_mapping);
+	return 0;
+
+put_fid:
+	v9fs_fid_put(ofid);
+free_of:
+	kfree(of);
+	return err;
+}
+
+int v9fs_file_release(struct inode *inode, struct file *file)
+{
+	struct v9fs_open_file *of = file->private_data;
+
+	if (!of)
+		return 0;
+	file->private_data = NULL;
+	v9fs_fid_put(of->fid);
+	kvfree(of->dbuf);
+	kfree(of);
+	return 0;
+}
+
+static ssize_t v9fs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct v9fs_fid *fid = v9fs_file_fid(iocb->ki_filp);
+	ssize_t n;
+
+	if (!iov_iter_count(to))
+		return 0;
+	n = v9fs_read(fid, iocb->ki_pos, to);
+	if (n > 0)
+		iocb->ki_pos += n;
+	return n;
+}
+
+/*
+ * Writes are serialised per inode so that the size we keep and appends by
+ * local writers stay consistent. 9P2000 has no append flag on a write, so
+ * for O_APPEND the end of the file is taken from a Tstat on the open fid
+ * just before the Twrite: appends from this client land at the end, but an
+ * append racing with another client's write between the two messages can
+ * still land short of the end (no protocol-level atomic append exists).
+ */
+static ssize_t v9fs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	struct v9fs_fid *fid = v9fs_file_fid(file);
+	loff_t pos;
+	ssize_t ret;
+
+	inode_lock(inode);
+	if (iocb->ki_flags & IOCB_APPEND) {
+		ret = v9fs_refresh_inode(inode, fid);
+		if (ret)
+			goto out;
+	}
+	ret = generic_write_checks(iocb, from);	/* IOCB_APPEND: pos = i_size */
+	if (ret <= 0)
+		goto out;
+
+	pos = iocb->ki_pos;
+	ret = v9fs_write(fid, pos, from);
+	if (ret > 0) {
+		iocb->ki_pos = pos + ret;
+		if (iocb->ki_pos > i_size_read(inode))
+			i_size_write(inode, iocb->ki_pos);
+		/* Pages a private mapping read earlier are now stale. */
+		if (inode->i_mapping->nrpages)
+			invalidate_inode_pages2_range(inode->i_mapping,
+						      pos >> PAGE_SHIFT,
+						      (pos + ret - 1) >> PAGE_SHIFT);
+	}
+out:
+	inode_unlock(inode);
+	if (ret > 0)
+		ret = generic_write_sync(iocb, ret);
+	return ret;
+}
+
+/* No size cache: SEEK_END and friends ask the server for the size first. */
+static loff_t v9fs_file_llseek(struct file *file, loff_t offset, int whence)
+{
+	int err;
+
+	if (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE) {
+		err = v9fs_refresh_inode(file_inode(file), v9fs_file_fid(file));
+		if (err)
+			return err;
+	}
+	return generic_file_llseek(file, offset, whence);
+}
+
+/* Twstat with every field "don't touch" asks the server to commit (stat(5)). */
+static int v9fs_file_fsync(struct file *file, loff_t start, loff_t end,
+			   int datasync)
+{
+	struct v9p_stat st;
+
+	v9p_stat_dont_touch(&st);
+	return v9fs_wstat(v9fs_file_fid(file), &st);
+}
+
+/* Fill one page-cache folio for a mapping, through the mapping's open fid. */
+static int v9fs_read_folio(struct file *file, struct folio *folio)
+{
+	size_t len = folio_size(folio);
+	struct bio_vec bv = {
+		.bv_page = &folio->page,
+		.bv_len = len,
+		.bv_offset = 0,
+	};
+	struct iov_iter to;
+	ssize_t n;
+	int err = -EIO;
+
+	if (!file || !file->private_data)
+		goto out;
+	iov_iter_bvec(&to, ITER_DEST, &bv, 1, len);
+	n = v9fs_read(v9fs_file_fid(file), folio_pos(folio), &to);
+	if (n < 0) {
+		err = n;
+		goto out;
+	}
+	if (n < len)
+		folio_zero_segment(folio, n, len);
+	folio_mark_uptodate(folio);
+	err = 0;
+out:
+	folio_unlock(folio);
+	return err;
+}
+
+const struct address_space_operations v9fs_aops = {
+	.read_folio	= v9fs_read_folio,
+	.direct_IO	= noop_direct_IO,	/* I/O is direct already */
+};
+
+const struct file_operations v9fs_file_fops = {
+	.llseek		= v9fs_file_llseek,
+	.read_iter	= v9fs_file_read_iter,
+	.write_iter	= v9fs_file_write_iter,
+	.mmap		= generic_file_readonly_mmap,
+	.open		= v9fs_file_open,
+	.release	= v9fs_file_release,
+	.fsync		= v9fs_file_fsync,
+	.splice_read	= v9fs_splice_read,
+	.splice_write	= iter_file_splice_write,
+};

@@ -1,0 +1,877 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Inodes and dentries of the 9P file system type: the mapping between 9P
+ * stat records and inodes (mode, owner, devices through the .u extension
+ * string), lookup, create, mkdir, unlink, rename, links, special files and
+ * attributes.
+ *
+ * Each positive dentry holds one fid, walked from its parent's fid; open
+ * files clone it. Nothing is cached: a dentry is dropped as soon as it is
+ * unused, revalidation and getattr ask the server, as the seed did.
+ */
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/cred.h>
+#include <linux/stat.h>
+#include <linux/kdev_t.h>
+
+#include "v9fs.h"
+
+static struct kmem_cache *v9fs_inode_cachep;
+
+static const struct inode_operations v9fs_dir_iops;
+static const struct inode_operations v9fs_file_iops;
+static const struct inode_operations v9fs_symlink_iops;
+
+struct inode *v9fs_alloc_inode(struct super_block *sb)
+{
+	struct v9fs_inode *vi;
+
+	vi = alloc_inode_sb(sb, v9fs_inode_cachep, GFP_KERNEL);
+	if (!vi)
+		return NULL;
+	memset(&vi->qid, 0, sizeof(vi->qid));
+	return &vi->vfs_inode;
+}
+
+void v9fs_free_inode(struct inode *inode)
+{
+	kmem_cache_free(v9fs_inode_cachep, V9FS_I(inode));
+}
+
+static void v9fs_inode_once(void *p)
+{
+	struct v9fs_inode *vi = p;
+
+	inode_init_once(&vi->vfs_inode);
+}
+
+int v9fs_inode_cache_init(void)
+{
+	v9fs_inode_cachep = kmem_cache_create("v9fs_inode_cache",
+					      sizeof(struct v9fs_inode), 0,
+					      SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
+					      v9fs_inode_once);
+	return v9fs_inode_cachep ? 0 : -ENOMEM;
+}
+
+void v9fs_inode_cache_exit(void)
+{
+	/* free_inode runs after an RCU grace period: wait for the last ones. */
+	rcu_barrier();
+	kmem_cache_destroy(v9fs_inode_cachep);
+}
+
+/* ---- mode mapping (seed semantics) ---- */
+
+/* Linux mode to 9P perm, for Tcreate and Twstat. */
+static u32 v9fs_unix_to_p9mode(const struct v9fs_session *s, umode_t mode)
+{
+	u32 perm = mode & 0777;
+
+	if (S_ISDIR(mode))
+		perm |= V9P_DMDIR;
+	if (!v9fs_extended(s))
+		return perm;
+
+	if (S_ISLNK(mode))
+		perm |= V9P_DMSYMLINK;
+	if (!(s->flags & V9FS_NODEVMAP)) {
+		if (S_ISSOCK(mode))
+			perm |= V9P_DMSOCKET;
+		if (S_ISFIFO(mode))
+			perm |= V9P_DMNAMEDPIPE;
+		if (S_ISBLK(mode) || S_ISCHR(mode))
+			perm |= V9P_DMDEVICE;
+	}
+	if (mode & S_ISUID)
+		perm |= V9P_DMSETUID;
+	if (mode & S_ISGID)
+		perm |= V9P_DMSETGID;
+	if (mode & S_ISVTX)
+		perm |= V9P_DMSETVTX;
+	return perm;
+}
+
+/*
+ * A device's extension string is "b MAJOR MINOR" or "c MAJOR MINOR".
+ * Returns S_IFBLK or S_IFCHR and fills *rdev, or 0 if it is malformed.
+ */
+static umode_t v9fs_parse_device(const struct v9p_str *ext, dev_t *rdev)
+{
+	char buf[32];
+	unsigned int major, minor;
+	char type;
+
+	if (!ext->len || ext->len >= sizeof(buf))
+		return 0;
+	memcpy(buf, ext->s, ext->len);
+	buf[ext->len] = '\0';
+	if (sscanf(buf, "%c %u %u", &type, &major, &minor) != 3)
+		return 0;
+	if (major > MAJOR(~0U) || minor > MINOR(~0U))
+		return 0;
+	*rdev = MKDEV(major, minor);
+	if (type == 'b')
+		return S_IFBLK;
+	if (type == 'c')
+		return S_IFCHR;
+	return 0;
+}
+
+/* 9P stat to Linux mode (type and permission bits) and device number. */
+static umode_t v9fs_stat_mode(const struct v9fs_session *s,
+			      const struct v9p_stat *st, dev_t *rdev)
+{
+	bool special = v9fs_extended(s) && !(s->flags & V9FS_NODEVMAP);
+	u32 m = st->mode;
+	umode_t mode = m & 0777;
+	umode_t type = S_IFREG;
+
+	*rdev = 0;
+	if (m & V9P_DMDIR)
+		type = S_IFDIR;
+	else if (v9fs_extended(s) && (m & V9P_DMSYMLINK))
+		type = S_IFLNK;
+	else if (special && (m & V9P_DMSOCKET))
+		type = S_IFSOCK;
+	else if (special && (m & V9P_DMNAMEDPIPE))
+		type = S_IFIFO;
+	else if (special && (m & V9P_DMDEVICE))
+		type = v9fs_parse_device(&st->extension, rdev) ?: S_IFREG;
+	if (type == S_IFREG)
+		*rdev = 0;
+
+	if (v9fs_extended(s)) {
+		if (m & V9P_DMSETUID)
+			mode |= S_ISUID;
+		if (m & V9P_DMSETGID)
+			mode |= S_ISGID;
+		if (m & V9P_DMSETVTX)
+			mode |= S_ISVTX;
+	}
+	return type | mode;
+}
+
+unsigned int v9fs_dtype(const struct v9fs_session *s, const struct v9p_stat *st)
+{
+	dev_t rdev;
+
+	return fs_umode_to_dtype(v9fs_stat_mode(s, st, &rdev));
+}
+
+/*
+ * Refresh an inode's attributes from a stat. The file type of an existing
+ * inode never changes here: revalidation drops a dentry whose file did.
+ */
+void v9fs_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
+{
+	struct v9fs_session *s = v9fs_inode_session(inode);
+	struct timespec64 ts = { .tv_nsec = 0 };
+	dev_t rdev;
+	umode_t mode = v9fs_stat_mode(s, st, &rdev);
+	umode_t type = inode->i_mode & S_IFMT;
+
+	if (!type)
+		type = mode & S_IFMT;
+	inode->i_mode = type | (mode & ~S_IFMT);
+
+	inode->i_uid = s->uid;
+	inode->i_gid = s->gid;
+	if (v9fs_extended(s)) {
+		if (st->n_uid != V9P_NONUNAME)
+			inode->i_uid = make_kuid(&init_user_ns, st->n_uid);
+		if (st->n_gid != V9P_NONUNAME)
+			inode->i_gid = make_kgid(&init_user_ns, st->n_gid);
+	}
+
+	ts.tv_sec = st->atime;
+	v9fs_set_atime(inode, ts);
+	ts.tv_sec = st->mtime;
+	v9fs_set_mtime(inode, ts);
+	inode_set_ctime_to_ts(inode, ts);	/* 9P2000 has no ctime */
+
+	if (!S_ISDIR(inode->i_mode))
+		i_size_write(inode, st->length);
+	inode->i_blocks = (st->length + 511) >> 9;
+	V9FS_I(inode)->qid.version = st->qid.version;
+}
+
+struct v9fs_iget_key {
+	u64 path;
+	umode_t type;
+};
+
+static int v9fs_iget_test(struct inode *inode, void *data)
+{
+	const struct v9fs_iget_key *key = data;
+
+	/* An unlinked inode may still be open; a reused qid is a new file. */
+	return V9FS_I(inode)->qid.path == key->path &&
+	       (inode->i_mode & S_IFMT) == key->type && inode->i_nlink;
+}
+
+static int v9fs_iget_set(struct inode *inode, void *data)
+{
+	const struct v9fs_iget_key *key = data;
+
+	V9FS_I(inode)->qid.path = key->path;
+	inode->i_ino = key->path;
+	inode->i_mode = key->type;
+	return 0;
+}
+
+/*
+ * Find or make the inode of a file: the key is qid.path and the file type,
+ * so hard links share an inode. @st (may be NULL) gives the attributes; for
+ * a new file without a stat the creator's mode and owner stand in until the
+ * next getattr asks the server.
+ */
+static struct inode *v9fs_iget(struct super_block *sb,
+			       const struct v9p_qid *qid, umode_t mode,
+			       dev_t rdev, const struct v9p_stat *st)
+{
+	struct v9fs_session *s = v9fs_sb_session(sb);
+	struct v9fs_iget_key key = { .path = qid->path, .type = mode & S_IFMT };
+	struct inode *inode;
+
+	inode = iget5_locked(sb, (unsigned long)qid->path, v9fs_iget_test,
+			     v9fs_iget_set, &key);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+
+	if (inode->i_state & I_NEW) {
+		V9FS_I(inode)->qid = *qid;
+		inode->i_mode = mode;
+		inode->i_blkbits = sb->s_blocksize_bits;
+		inode->i_mapping->a_ops = &v9fs_aops;
+		switch (mode & S_IFMT) {
+		case S_IFDIR:
+			set_nlink(inode, 2);
+			inode->i_op = &v9fs_dir_iops;
+			inode->i_fop = &v9fs_dir_fops;
+			break;
+		case S_IFREG:
+			inode->i_op = &v9fs_file_iops;
+			inode->i_fop = &v9fs_file_fops;
+			break;
+		case S_IFLNK:
+			inode->i_op = &v9fs_symlink_iops;
+			break;
+		default:
+			inode->i_op = &v9fs_file_iops;
+			init_special_inode(inode, mode, rdev);
+			break;
+		}
+		if (st) {
+			v9fs_stat_to_inode(inode, st);
+		} else {
+			inode->i_uid = v9fs_extended(s) ? current_fsuid() : s->uid;
+			inode->i_gid = v9fs_extended(s) ? current_fsgid() : s->gid;
+			v9fs_inode_init_ts(inode);
+		}
+		unlock_new_inode(inode);
+	} else if (st) {
+		v9fs_stat_to_inode(inode, st);
+	}
+	return inode;
+}
+
+struct inode *v9fs_inode_from_stat(struct super_block *sb,
+				   const struct v9p_stat *st)
+{
+	dev_t rdev;
+	umode_t mode = v9fs_stat_mode(v9fs_sb_session(sb), st, &rdev);
+
+	return v9fs_iget(sb, &st->qid, mode, rdev, st);
+}
+
+/* One Tstat on @fid, applied to @inode. */
+int v9fs_refresh_inode(struct inode *inode, struct v9fs_fid *fid)
+{
+	struct v9p_stat *st;
+
+	if (!fid)
+		return -EIO;
+	st = v9fs_stat(fid);
+	if (IS_ERR(st))
+		return PTR_ERR(st);
+	v9fs_stat_to_inode(inode, st);
+	kfree(st);
+	return 0;
+}
+
+/* ---- dentries ---- */
+
+/* Give @dentry its fid; the caller's reference moves to the dentry. */
+void v9fs_dentry_set_fid(struct dentry *dentry, struct v9fs_fid *fid)
+{
+	struct v9fs_fid *old = dentry->d_fsdata;
+
+	dentry->d_fsdata = fid;
+	if (old)
+		v9fs_fid_put(old);
+}
+
+/*
+ * No attribute cache: a dentry in use is checked against the server each
+ * time the path walk meets it. It stays valid while its fid still names the
+ * same file (qid.path and type); ENOENT means it went away.
+ */
+static int v9fs_d_revalidate(struct dentry *dentry, unsigned int flags)
+{
+	struct inode *inode;
+	struct v9fs_fid *fid;
+	struct v9p_stat *st;
+	dev_t rdev;
+	int valid;
+
+	if (flags & LOOKUP_RCU)
+		return -ECHILD;
+	inode = d_inode(dentry);
+	fid = v9fs_dentry_fid(dentry);
+	if (!inode || !fid)
+		return 0;
+
+	st = v9fs_stat(fid);
+	if (IS_ERR(st))
+		return PTR_ERR(st) == -ENOENT ? 0 : PTR_ERR(st);
+	valid = st->qid.path == V9FS_I(inode)->qid.path &&
+		(v9fs_stat_mode(v9fs_inode_session(inode), st, &rdev) & S_IFMT) ==
+		(inode->i_mode & S_IFMT);
+	if (valid)
+		v9fs_stat_to_inode(inode, st);
+	kfree(st);
+	return valid;
+}
+
+static void v9fs_d_release(struct dentry *dentry)
+{
+	v9fs_dentry_set_fid(dentry, NULL);
+}
+
+const struct dentry_operations v9fs_dentry_ops = {
+	.d_revalidate	= v9fs_d_revalidate,
+	.d_delete	= always_delete_dentry,
+	.d_release	= v9fs_d_release,
+};
+
+/* The fid of @dentry's parent; the caller holds the parent's i_rwsem. */
+static struct v9fs_fid *v9fs_parent_fid(struct dentry *dentry)
+{
+	return v9fs_dentry_fid(dentry->d_parent);
+}
+
+/* ---- lookup ---- */
+
+static struct dentry *v9fs_lookup(struct inode *dir, struct dentry *dentry,
+				  unsigned int flags)
+{
+	struct v9fs_session *s = v9fs_inode_session(dir);
+	const char *name = dentry->d_name.name;
+	struct v9fs_fid *dfid = v9fs_parent_fid(dentry);
+	struct inode *inode = NULL;
+	struct v9fs_fid *fid;
+	struct v9p_stat *st;
+
+	v9fs_vfs_dbg(s, "%pd\n", dentry);
+	if (dentry->d_name.len > NAME_MAX)
+		return ERR_PTR(-ENAMETOOLONG);
+	if (!dfid)
+		return ERR_PTR(-EIO);
+
+	fid = v9fs_walk(dfid, 1, &name);
+	if (IS_ERR(fid)) {
+		if (PTR_ERR(fid) != -ENOENT)
+			return ERR_CAST(fid);
+		return d_splice_alias(NULL, dentry);	/* negative */
+	}
+
+	st = v9fs_stat(fid);
+	if (IS_ERR(st)) {
+		v9fs_fid_put(fid);
+		return ERR_CAST(st);
+	}
+	inode = v9fs_inode_from_stat(dir->i_sb, st);
+	kfree(st);
+	if (IS_ERR(inode)) {
+		v9fs_fid_put(fid);
+		return ERR_CAST(inode);
+	}
+	/*
+	 * The fid goes on the new dentry before it becomes visible. If an
+	 * alias is spliced in instead, that alias keeps its own fid and ours
+	 * goes with this dentry when the caller drops it.
+	 */
+	v9fs_dentry_set_fid(dentry, fid);
+	return d_splice_alias(inode, dentry);
+}
+
+/* ---- creation ---- */
+
+/*
+ * Create @dentry's name in its parent: Tcreate is create-and-open, so it
+ * runs on a clone of the parent's fid, which becomes the new open file.
+ * Then walk to the name for the dentry's own (unopened) fid and instantiate
+ * it. Returns the open fid through @ofidp, or puts it when @ofidp is NULL.
+ * @link_inode, for a hard link, is the inode the new name shares.
+ */
+static int v9fs_create_common(struct inode *dir, struct dentry *dentry,
+			      umode_t mode, dev_t rdev, u8 omode,
+			      const char *ext, u32 extra_perm,
+			      struct inode *link_inode,
+			      struct v9fs_fid **ofidp)
+{
+	struct v9fs_session *s = v9fs_inode_session(dir);
+	const char *name = dentry->d_name.name;
+	struct v9fs_fid *dfid = v9fs_parent_fid(dentry);
+	struct v9fs_fid *ofid, *fid;
+	struct inode *inode;
+	int err;
+
+	v9fs_vfs_dbg(s, "%pd mode 0%o omode 0x%x\n", dentry, mode, omode);
+	if (dentry->d_name.len > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!dfid)
+		return -EIO;
+
+	ofid = v9fs_walk(dfid, 0, NULL);
+	if (IS_ERR(ofid))
+		return PTR_ERR(ofid);
+	err = v9fs_create(ofid, name, v9fs_unix_to_p9mode(s, mode) | extra_perm,
+			  omode, ext);
+	if (err)
+		goto put_ofid;
+
+	fid = v9fs_walk(dfid, 1, &name);
+	if (IS_ERR(fid)) {
+		err = PTR_ERR(fid);
+		goto put_ofid;
+	}
+	if (link_inode) {
+		ihold(link_inode);
+		inc_nlink(link_inode);
+		inode = link_inode;
+	} else {
+		inode = v9fs_iget(dir->i_sb, &fid->qid, mode, rdev, NULL);
+		if (IS_ERR(inode)) {
+			err = PTR_ERR(inode);
+			v9fs_fid_put(fid);
+			goto put_ofid;
+		}
+	}
+	v9fs_dentry_set_fid(dentry, fid);
+	d_instantiate(dentry, inode);
+
+	if (ofidp)
+		*ofidp = ofid;
+	else
+		v9fs_fid_put(ofid);
+	return 0;
+
+put_ofid:
+	v9fs_fid_put(ofid);
+	return err;
+}
+
+static int v9fs_vfs_create(struct v9fs_idmap *idmap, struct inode *dir,
+			   struct dentry *dentry, umode_t mode, bool excl)
+{
+	return v9fs_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
+				  V9P_OREAD, NULL, 0, NULL, NULL);
+}
+
+/* Walk to an existing name and make the negative @dentry positive. */
+static int v9fs_instantiate_existing(struct inode *dir, struct dentry *dentry)
+{
+	const char *name = dentry->d_name.name;
+	struct v9fs_fid *dfid = v9fs_parent_fid(dentry);
+	struct v9fs_fid *fid;
+	struct v9p_stat *st;
+	struct inode *inode;
+
+	if (!dfid)
+		return -EIO;
+	fid = v9fs_walk(dfid, 1, &name);
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
+	st = v9fs_stat(fid);
+	if (IS_ERR(st)) {
+		v9fs_fid_put(fid);
+		return PTR_ERR(st);
+	}
+	inode = v9fs_inode_from_stat(dir->i_sb, st);
+	kfree(st);
+	if (IS_ERR(inode)) {
+		v9fs_fid_put(fid);
+		return PTR_ERR(inode);
+	}
+	v9fs_dentry_set_fid(dentry, fid);
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+/* finish_open() callback for a file Tcreate already opened. */
+static int v9fs_open_created(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+/*
+ * open(O_CREAT) in one Tcreate. If the name turns out to exist (another
+ * client made it since our lookup) and O_EXCL is not set, the existing file
+ * is looked up and opened the ordinary way.
+ */
+static int v9fs_atomic_open(struct inode *dir, struct dentry *dentry,
+			    struct file *file, unsigned int flags,
+			    umode_t mode)
+{
+	struct dentry *res = NULL;
+	struct v9fs_open_file *of;
+	struct v9fs_fid *ofid;
+	int err;
+
+	if (d_in_lookup(dentry)) {
+		res = v9fs_lookup(dir, dentry, 0);
+		if (IS_ERR(res))
+			return PTR_ERR(res);
+		if (res)
+			dentry = res;
+	}
+	if (!(flags & O_CREAT) || d_really_is_positive(dentry))
+		return finish_no_open(file, res);
+
+	of = kzalloc(sizeof(*of), GFP_KERNEL);
+	if (!of) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = v9fs_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
+				 v9fs_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
+				 NULL, &ofid);
+	if (err == -EEXIST && !(flags & O_EXCL)) {
+		kfree(of);
+		err = v9fs_instantiate_existing(dir, dentry);
+		if (err)
+			goto out;
+		return finish_no_open(file, res);
+	}
+	if (err) {
+		kfree(of);
+		goto out;
+	}
+
+	of->fid = ofid;
+	file->private_data = of;
+	file->f_mode |= FMODE_CREATED;
+	err = finish_open(file, dentry, v9fs_open_created);
+	if (err) {
+		file->private_data = NULL;
+		v9fs_fid_put(ofid);
+		kfree(of);
+	}
+out:
+	dput(res);
+	return err;
+}
+
+static int v9fs_vfs_mkdir(struct v9fs_idmap *idmap, struct inode *dir,
+			  struct dentry *dentry, umode_t mode)
+{
+	int err;
+
+	err = v9fs_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFDIR, 0,
+				 V9P_OREAD, NULL, 0, NULL, NULL);
+	if (!err)
+		inc_nlink(dir);
+	return err;
+}
+
+static int v9fs_vfs_symlink(struct v9fs_idmap *idmap, struct inode *dir,
+			    struct dentry *dentry, const char *target)
+{
+	if (!v9fs_extended(v9fs_inode_session(dir)))
+		return -EPERM;
+	return v9fs_create_common(dir, dentry, S_IFLNK | 0777, 0, V9P_OREAD,
+				  target, 0, NULL, NULL);
+}
+
+/* .u hard link: the extension names the target by its fid number. */
+static int v9fs_vfs_link(struct dentry *old_dentry, struct inode *dir,
+			 struct dentry *dentry)
+{
+	struct v9fs_fid *ofid = v9fs_dentry_fid(old_dentry);
+	struct inode *inode = d_inode(old_dentry);
+	char ext[16];
+
+	if (!v9fs_extended(v9fs_inode_session(dir)))
+		return -EPERM;
+	if (!ofid)
+		return -EIO;
+	snprintf(ext, sizeof(ext), "%u", ofid->fid);
+	/* The perm is DMLINK alone: S_IFREG maps to no other bit. */
+	return v9fs_create_common(dir, dentry, S_IFREG, 0, V9P_OREAD, ext,
+				  V9P_DMLINK, inode, NULL);
+}
+
+static int v9fs_vfs_mknod(struct v9fs_idmap *idmap, struct inode *dir,
+			  struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	struct v9fs_session *s = v9fs_inode_session(dir);
+	char ext[32];
+
+	if (S_ISREG(mode))
+		return v9fs_vfs_create(idmap, dir, dentry, mode, false);
+	/* Special files exist only in .u, and not when shown as plain files. */
+	if (!v9fs_extended(s) || (s->flags & V9FS_NODEVMAP))
+		return -EPERM;
+
+	if (S_ISCHR(mode) || S_ISBLK(mode)) {
+		snprintf(ext, sizeof(ext), "%c %u %u", S_ISCHR(mode) ? 'c' : 'b',
+			 MAJOR(rdev), MINOR(rdev));
+	} else if (S_ISFIFO(mode) || S_ISSOCK(mode)) {
+		ext[0] = '\0';
+		rdev = 0;
+	} else {
+		return -EINVAL;
+	}
+	return v9fs_create_common(dir, dentry, mode, rdev, V9P_OREAD, ext, 0,
+				  NULL, NULL);
+}
+
+/* ---- removal and rename ---- */
+
+/*
+ * Tremove clunks the fid it is given, even when it fails, so it gets a
+ * clone: the dentry's own fid stays valid for whoever still holds it.
+ */
+static int v9fs_remove_dentry(struct dentry *dentry)
+{
+	struct v9fs_fid *fid = v9fs_dentry_fid(dentry);
+	struct v9fs_fid *clone;
+
+	if (!fid)
+		return -EIO;
+	clone = v9fs_walk(fid, 0, NULL);
+	if (IS_ERR(clone))
+		return PTR_ERR(clone);
+	return v9fs_remove(clone);
+}
+
+static int v9fs_vfs_unlink(struct inode *dir, struct dentry *dentry)
+{
+	int err = v9fs_remove_dentry(dentry);
+
+	if (!err)
+		drop_nlink(d_inode(dentry));
+	return err;
+}
+
+static int v9fs_vfs_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	int err = v9fs_remove_dentry(dentry);
+
+	if (!err) {
+		clear_nlink(d_inode(dentry));
+		drop_nlink(dir);
+	}
+	return err;
+}
+
+/*
+ * 9P2000 renames by Twstat of the name, within one directory only (as the
+ * in-tree client, cross-directory gives EXDEV so mv copies). A server that
+ * refuses to rename onto an existing name (stat(5)) gets the target removed
+ * first, which gives rename(2)'s replace semantics without atomicity.
+ */
+static int v9fs_vfs_rename(struct v9fs_idmap *idmap, struct inode *old_dir,
+			   struct dentry *old_dentry, struct inode *new_dir,
+			   struct dentry *new_dentry, unsigned int flags)
+{
+	struct v9fs_fid *fid = v9fs_dentry_fid(old_dentry);
+	struct inode *target = d_inode(new_dentry);
+	struct v9p_stat st;
+	int err;
+
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL;
+	if (old_dir != new_dir)
+		return -EXDEV;
+	if (!fid)
+		return -EIO;
+
+	v9p_stat_dont_touch(&st);
+	st.name.s = new_dentry->d_name.name;
+	st.name.len = new_dentry->d_name.len;
+	err = v9fs_wstat(fid, &st);
+	if (err == -EEXIST && target && !(flags & RENAME_NOREPLACE)) {
+		err = v9fs_remove_dentry(new_dentry);
+		if (!err)
+			err = v9fs_wstat(fid, &st);
+	}
+	if (err)
+		return err;
+
+	if (target) {
+		if (S_ISDIR(target->i_mode)) {
+			clear_nlink(target);
+			drop_nlink(new_dir);
+		} else {
+			drop_nlink(target);
+		}
+	}
+	return 0;
+}
+
+/* ---- attributes ---- */
+
+static int v9fs_vfs_getattr(struct v9fs_idmap *idmap, const struct path *path,
+			    struct kstat *stat, u32 request_mask,
+			    unsigned int query_flags)
+{
+	struct dentry *dentry = path->dentry;
+	struct inode *inode = d_inode(dentry);
+	int err;
+
+	if (!(query_flags & AT_STATX_DONT_SYNC)) {
+		err = v9fs_refresh_inode(inode, v9fs_dentry_fid(dentry));
+		/* An unlinked file still open keeps its last attributes. */
+		if (err && inode->i_nlink)
+			return err;
+	}
+	v9fs_fillattr(idmap, request_mask, inode, stat);
+	return 0;
+}
+
+/*
+ * chmod, chown (.u numeric ids), truncate and times in one Twstat; fields
+ * not being changed are "don't touch". The open fid is used for ftruncate.
+ */
+static int v9fs_vfs_setattr(struct v9fs_idmap *idmap, struct dentry *dentry,
+			    struct iattr *iattr)
+{
+	struct inode *inode = d_inode(dentry);
+	struct v9fs_session *s = v9fs_inode_session(inode);
+	unsigned int valid = iattr->ia_valid;
+	struct v9fs_fid *fid;
+	struct v9p_stat st;
+	bool any = false;
+	int err;
+
+	err = setattr_prepare(idmap, dentry, iattr);
+	if (err)
+		return err;
+
+	v9p_stat_dont_touch(&st);
+	if (valid & ATTR_MODE) {
+		st.mode = v9fs_unix_to_p9mode(s, (inode->i_mode & S_IFMT) |
+					      (iattr->ia_mode & ~S_IFMT));
+		any = true;
+	}
+	if (valid & ATTR_SIZE) {
+		st.length = iattr->ia_size;
+		any = true;
+	}
+	if (valid & ATTR_MTIME) {
+		st.mtime = (u32)iattr->ia_mtime.tv_sec;
+		any = true;
+	}
+	if (valid & ATTR_ATIME) {
+		st.atime = (u32)iattr->ia_atime.tv_sec;
+		any = true;
+	}
+	if (valid & ATTR_UID) {
+		if (v9fs_extended(s)) {
+			st.n_uid = from_kuid(&init_user_ns, iattr->ia_uid);
+			any = true;
+		} else if (!uid_eq(iattr->ia_uid, inode->i_uid)) {
+			return -EPERM;	/* owners are names in 9P2000 */
+		}
+	}
+	if (valid & ATTR_GID) {
+		if (v9fs_extended(s)) {
+			st.n_gid = from_kgid(&init_user_ns, iattr->ia_gid);
+			any = true;
+		} else if (!gid_eq(iattr->ia_gid, inode->i_gid)) {
+			return -EPERM;
+		}
+	}
+	/* open(O_TRUNC): Topen carried OTRUNC, the server has truncated. */
+	if (valid & ATTR_OPEN)
+		any = false;
+
+	if (any) {
+		if ((valid & ATTR_FILE) && iattr->ia_file &&
+		    iattr->ia_file->private_data)
+			fid = v9fs_file_fid(iattr->ia_file);
+		else
+			fid = v9fs_dentry_fid(dentry);
+		if (!fid)
+			return -EIO;
+		err = v9fs_wstat(fid, &st);
+		if (err)
+			return err;
+	}
+
+	if ((valid & ATTR_SIZE) && iattr->ia_size != i_size_read(inode))
+		truncate_setsize(inode, iattr->ia_size);
+	setattr_copy(idmap, inode, iattr);
+	return 0;
+}
+
+/* ---- symlinks ---- */
+
+static const char *v9fs_get_link(struct dentry *dentry, struct inode *inode,
+				 struct delayed_call *done)
+{
+	struct v9fs_fid *fid;
+	struct v9p_stat *st;
+	char *target;
+
+	if (!dentry)
+		return ERR_PTR(-ECHILD);
+	fid = v9fs_dentry_fid(dentry);
+	if (!fid)
+		return ERR_PTR(-EIO);
+	st = v9fs_stat(fid);
+	if (IS_ERR(st))
+		return ERR_CAST(st);
+	if (!(st->mode & V9P_DMSYMLINK)) {
+		kfree(st);
+		return ERR_PTR(-EINVAL);
+	}
+	target = kmemdup_nul(st->extension.s, st->extension.len, GFP_KERNEL);
+	kfree(st);
+	if (!target)
+		return ERR_PTR(-ENOMEM);
+	set_delayed_call(done, kfree_link, target);
+	return target;
+}
+
+static const struct inode_operations v9fs_dir_iops = {
+	.lookup		= v9fs_lookup,
+	.create		= v9fs_vfs_create,
+	.atomic_open	= v9fs_atomic_open,
+	.link		= v9fs_vfs_link,
+	.unlink		= v9fs_vfs_unlink,
+	.symlink	= v9fs_vfs_symlink,
+	.mkdir		= v9fs_vfs_mkdir,
+	.rmdir		= v9fs_vfs_rmdir,
+	.mknod		= v9fs_vfs_mknod,
+	.rename		= v9fs_vfs_rename,
+	.getattr	= v9fs_vfs_getattr,
+	.setattr	= v9fs_vfs_setattr,
+};
+
+static const struct inode_operations v9fs_file_iops = {
+	.getattr	= v9fs_vfs_getattr,
+	.setattr	= v9fs_vfs_setattr,
+};
+
+static const struct inode_operations v9fs_symlink_iops = {
+	.get_link	= v9fs_get_link,
+	.getattr	= v9fs_vfs_getattr,
+	.setattr	= v9fs_vfs_setattr,
+};

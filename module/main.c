@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * 9p2000.ko: a 9P2000 / 9P2000.u client file system, type "9P", after the
+ * v9fs-2.0-rc6 series. Module init and exit: the client layer, the inode
+ * cache, then the file system type, torn down in the reverse order.
+ */
+#include <linux/module.h>
+#include <linux/fs.h>
+
+#include "v9fs.h"
+
+static int __init v9fs_init(void)
+{
+	int err;
+
+	err = v9fs_client_init();
+	if (err)
+		return err;
+	err = v9fs_inode_cache_init();
+	if (err)
+		goto client_exit;
+	err = register_filesystem(&v9fs_fs_type);
+	if (err)
+		goto cache_exit;
+	return 0;
+
+cache_exit:
+	v9fs_inode_cache_exit();
+client_exit:
+	v9fs_client_exit();
+	return err;
+}
+
+static void __exit v9fs_exit(void)
+{
+	unregister_filesystem(&v9fs_fs_type);
+	v9fs_inode_cache_exit();
+	v9fs_client_exit();
+}
+
+module_init(v9fs_init);
+module_exit(v9fs_exit);
+
+MODULE_DESCRIPTION("9P2000 and 9P2000.u file system client (type 9P)");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_FS("9P");
