@@ -1,0 +1,36 @@
+# v9fsd, the user-space 9P server (server/), its host tests and fuzz target.
+#
+# build/bin/v9fsd          host build (used by the unit tests and `make run`)
+# build/guest/bin/v9fsd    static build for the guest's /v9fs/bin
+# build/unit/server_*      host tests (TAP), each drives v9fsd -s over a socketpair
+
+SERVER_SRCS := $(sort $(wildcard server/*.c))
+SERVER_HDRS := $(wildcard server/*.h)
+SERVER_DEPS := $(SERVER_SRCS) $(SERVER_HDRS) $(PROTO_SRCS) $(PROTO_HDRS)
+
+$(BUILD)/bin/v9fsd: $(SERVER_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -pthread -o $@ $(SERVER_SRCS) $(PROTO_SRCS)
+
+$(BUILD)/guest/bin/v9fsd: $(SERVER_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -pthread -o $@ $(SERVER_SRCS) $(PROTO_SRCS)
+
+GUEST_PROGS += $(BUILD)/guest/bin/v9fsd
+
+# Host tests: tests/unit/server_<name>.c plus the shared client helper.
+SERVER_TEST_SRCS := $(filter-out tests/unit/server_client.c,$(wildcard tests/unit/server_*.c))
+SERVER_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(SERVER_TEST_SRCS))
+
+$(BUILD)/unit/server_%: tests/unit/server_%.c tests/unit/server_client.c \
+		tests/unit/server_client.h $(PROTO_SRCS) $(PROTO_HDRS) $(BUILD)/bin/v9fsd
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itests/unit -DV9FSD_BIN='"$(abspath $(BUILD)/bin/v9fsd)"' \
+		-pthread -o $@ $< tests/unit/server_client.c $(PROTO_SRCS)
+
+UNIT_TESTS += $(SERVER_TESTS)
+
+.PHONY: v9fsd server-unit
+v9fsd: $(BUILD)/bin/v9fsd $(BUILD)/guest/bin/v9fsd
+server-unit: $(SERVER_TESTS)
+	@tests/run-tap.sh unit $(SERVER_TESTS)

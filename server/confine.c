@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * confine.c - every lookup of a client-supplied name happens here, beneath
+ * the export root.
+ *
+ * Resolution always starts from a directory descriptor that is itself
+ * beneath the root, with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_MAGICLINKS): the kernel refuses any step out of the starting
+ * directory, any symlink (9P clients resolve symlinks themselves) and any
+ * /proc magic link. Names from the wire are single components checked by
+ * srv_check_name(); host paths are never built by gluing the export path to
+ * a client name, so a rename race can at worst make a lookup fail.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+
+#include "srv.h"
+
+#define SRV_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+/*
+ * Open path (relative, "" meaning dirfd itself) beneath dirfd. The final
+ * component is never followed if it is a symlink (O_NOFOLLOW; with O_PATH
+ * that yields a descriptor of the link itself). Returns fd or -errno.
+ */
+int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how;
+	long fd;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC);
+	if (flags & (O_CREAT | O_TMPFILE))
+		how.mode = mode & 07777;
+	how.resolve = SRV_RESOLVE;
+	do {
+		fd = syscall(SYS_openat2, dirfd, *path ? path : ".", &how, sizeof(how));
+	} while (fd < 0 && errno == EAGAIN);
+	if (fd < 0)
+		return -errno;
+	return (int)fd;
+}
+
+/*
+ * Open the directory that holds path (relative to the root) as O_PATH and
+ * point *base at path's last component. The root has no parent here.
+ */
+int srv_open_parent(const char *path, const char **base)
+{
+	const char *slash;
+	char *dir;
+	int fd;
+
+	if (!*path)
+		return -EBUSY;
+	slash = strrchr(path, '/');
+	if (!slash) {
+		*base = path;
+		return srv_open_beneath(srv_cfg.root_fd, "", O_PATH | O_DIRECTORY, 0);
+	}
+	*base = slash + 1;
+	dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return -ENOMEM;
+	fd = srv_open_beneath(srv_cfg.root_fd, dir, O_PATH | O_DIRECTORY, 0);
+	free(dir);
+	return fd;
+}
+
+int srv_proc_path(int fd, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "/proc/self/fd/%d", fd);
+
+	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Open the very file f names (not whatever its path names now) with open
+ * flags. Going through our own /proc/self/fd link reopens the inode held by
+ * pfd with a fresh permission check; without /proc the path is resolved
+ * again beneath the root. Symlinks and devices are never opened.
+ */
+int srv_reopen(struct srv_fid *f, int flags)
+{
+	char p[64];
+	int fd;
+
+	if (S_ISLNK(f->ftype))
+		return -ELOOP;
+	if (S_ISBLK(f->ftype) || S_ISCHR(f->ftype) || S_ISSOCK(f->ftype))
+		return -EPERM;
+	flags &= ~(O_CREAT | O_EXCL | O_NOFOLLOW);
+	if (srv_cfg.proc_ok) {
+		srv_proc_path(f->pfd, p, sizeof(p));
+		fd = open(p, flags | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		return fd;
+	}
+	return srv_open_beneath(srv_cfg.root_fd, f->path, flags, 0);
+}
+
+/* "dir/name" (or "name" at the root); NULL when out of memory. */
+char *srv_path_join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *p = malloc(dl + nl + 2);
+
+	if (!p)
+		return NULL;
+	if (dl) {
+		memcpy(p, dir, dl);
+		p[dl++] = '/';
+	}
+	memcpy(p + dl, name, nl + 1);
+	return p;
+}
+
+/* The parent of a relative path; the root's parent is the root. */
+char *srv_path_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup("");
+	return strndup(path, (size_t)(slash - path));
+}
+
+/*
+ * Copy a single path component from the wire into buf (NAME_MAX + 1 bytes).
+ * "." and ".." and anything with '/' are refused: callers handle ".." in
+ * walks themselves. The codec already refused embedded NULs.
+ */
+int srv_check_name(const struct v9p_str *name, char *buf)
+{
+	if (name->len == 0 || name->len > NAME_MAX)
+		return name->len ? -ENAMETOOLONG : -EINVAL;
+	if (memchr(name->s, '/', name->len) || memchr(name->s, '\0', name->len))
+		return -EINVAL;
+	if ((name->len == 1 && name->s[0] == '.') ||
+	    (name->len == 2 && name->s[0] == '.' && name->s[1] == '.'))
+		return -EINVAL;
+	memcpy(buf, name->s, name->len);
+	buf[name->len] = '\0';
+	return 0;
+}
+
+int srv_is_root(const struct stat *st)
+{
+	return st->st_dev == srv_cfg.root_dev && st->st_ino == srv_cfg.root_ino;
+}
+
+/*
+ * qid.path is the inode number, with the device folded into the top bits
+ * for files on other filesystems mounted inside the export. qid.version is
+ * 0 (as diod does): the Linux client treats a changed version as a
+ * different file, and mtime changes on every write.
+ */
+void srv_qid_from_stat(const struct stat *st, struct v9p_qid *q)
+{
+	q->path = (uint64_t)st->st_ino;
+	if (st->st_dev != srv_cfg.root_dev)
+		q->path ^= (uint64_t)st->st_dev << 48;
+	q->version = 0;
+	if (S_ISDIR(st->st_mode))
+		q->type = V9P_QTDIR;
+	else if (S_ISLNK(st->st_mode))
+		q->type = V9P_QTSYMLINK;
+	else
+		q->type = V9P_QTFILE;
+}

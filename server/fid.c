@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fid.c - the per-connection fid table.
+ *
+ * A hash of reference-counted fids. Handlers take a reference with
+ * srv_fid_get() for as long as they use a fid, so a Tclunk racing with a
+ * Tread on the same fid unhashes it at once (the fid number is free for
+ * reuse) while the last srv_fid_put() closes its descriptors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "srv.h"
+
+#define FID_NHASH 256
+
+int srv_fidtab_init(struct srv_fidtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->nhash = FID_NHASH;
+	t->hash = calloc(t->nhash, sizeof(*t->hash));
+	if (!t->hash)
+		return -ENOMEM;
+	pthread_mutex_init(&t->lock, NULL);
+	return 0;
+}
+
+void srv_fidtab_destroy(struct srv_fidtab *t)
+{
+	free(t->hash);
+	t->hash = NULL;
+	pthread_mutex_destroy(&t->lock);
+}
+
+static unsigned int fid_slot(const struct srv_fidtab *t, uint32_t fid)
+{
+	return (fid * 2654435761u) % t->nhash;
+}
+
+/*
+ * Insert a new, empty fid with one reference for the caller (the table
+ * holds another). *err is -EBADF if the number is in use or NOFID, -EMFILE
+ * past the per-connection limit.
+ */
+struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err)
+{
+	struct srv_fidtab *t = &c->fids;
+	struct srv_fid *f, *it;
+	unsigned int slot = fid_slot(t, fid);
+
+	if (fid == V9P_NOFID) {
+		*err = -EBADF;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	f->fid = fid;
+	f->refs = 2;
+	f->pfd = -1;
+	f->ofd = -1;
+	pthread_mutex_init(&f->lock, NULL);
+
+	pthread_mutex_lock(&t->lock);
+	for (it = t->hash[slot]; it; it = it->hnext) {
+		if (it->fid == fid) {
+			pthread_mutex_unlock(&t->lock);
+			pthread_mutex_destroy(&f->lock);
+			free(f);
+			*err = -EBADF;
+			return NULL;
+		}
+	}
+	if (t->count >= srv_cfg.max_fids) {
+		pthread_mutex_unlock(&t->lock);
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+		*err = -EMFILE;
+		return NULL;
+	}
+	f->hnext = t->hash[slot];
+	t->hash[slot] = f;
+	t->count++;
+	pthread_mutex_unlock(&t->lock);
+	return f;
+}
+
+struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid)
+{
+	struct srv_fidtab *t = &c->fids;
+	struct srv_fid *f;
+
+	pthread_mutex_lock(&t->lock);
+	for (f = t->hash[fid_slot(t, fid)]; f; f = f->hnext)
+		if (f->fid == fid)
+			break;
+	if (f)
+		__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&t->lock);
+	return f;
+}
+
+static void fid_free(struct srv_fid *f)
+{
+	if (f->ofd >= 0)
+		close(f->ofd);
+	if (f->pfd >= 0)
+		close(f->pfd);
+	if (f->xattr)
+		srv_xattr_free(f->xattr);
+	srv_user_put(f->user);
+	free(f->dir_pend);
+	free(f->path);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+/* Drop a reference; the last one closes the fid's descriptors. */
+void srv_fid_put(struct srv_fid *f)
+{
+	if (f && __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		fid_free(f);
+}
+
+/*
+ * Remove f from the table (Tclunk, Tremove, a failed Twalk's newfid) and
+ * drop the table's reference. Returns -EBADF if someone else did it first.
+ */
+int srv_fid_unhash(struct srv_conn *c, struct srv_fid *f)
+{
+	struct srv_fidtab *t = &c->fids;
+	struct srv_fid **pp;
+	bool found = false;
+
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->hash[fid_slot(t, f->fid)]; *pp; pp = &(*pp)->hnext) {
+		if (*pp == f) {
+			*pp = f->hnext;
+			t->count--;
+			found = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (!found)
+		return -EBADF;
+	srv_fid_put(f);
+	return 0;
+}
+
+/* Tversion and disconnect: clunk every fid (ORCLOSE files are removed). */
+void srv_fid_clunk_all(struct srv_conn *c)
+{
+	struct srv_fidtab *t = &c->fids;
+
+	for (unsigned int i = 0; i < t->nhash; i++) {
+		for (;;) {
+			struct srv_fid *f;
+
+			pthread_mutex_lock(&t->lock);
+			f = t->hash[i];
+			if (f) {
+				t->hash[i] = f->hnext;
+				t->count--;
+			}
+			pthread_mutex_unlock(&t->lock);
+			if (!f)
+				break;
+			srv_user_become(f->user);
+			if (f->rclose)
+				srv_do_remove(f);
+			if (f->xattr)
+				srv_xattr_clunk(f);
+			srv_fid_put(f);
+		}
+	}
+}
+
+/*
+ * After a rename of from to to, fids of this connection at or below from
+ * follow it, so that a later remove or ".." finds the right parent.
+ */
+void srv_fid_rename_paths(struct srv_conn *c, const char *from, const char *to)
+{
+	struct srv_fidtab *t = &c->fids;
+	size_t fl = strlen(from), tl = strlen(to);
+
+	pthread_mutex_lock(&t->lock);
+	for (unsigned int i = 0; i < t->nhash; i++) {
+		for (struct srv_fid *f = t->hash[i]; f; f = f->hnext) {
+			char *np;
+			size_t pl;
+
+			pthread_mutex_lock(&f->lock);
+			pl = f->path ? strlen(f->path) : 0;
+			if (!f->path || pl < fl || memcmp(f->path, from, fl) != 0 ||
+			    (pl > fl && f->path[fl] != '/')) {
+				pthread_mutex_unlock(&f->lock);
+				continue;
+			}
+			np = malloc(tl + (pl - fl) + 1);
+			if (np) {
+				memcpy(np, to, tl);
+				memcpy(np + tl, f->path + fl, pl - fl + 1);
+				free(f->path);
+				f->path = np;
+			}
+			pthread_mutex_unlock(&f->lock);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}

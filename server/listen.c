@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * listen.c - listening sockets and the accept loop.
+ *
+ * Address forms (see v9fsd(8)):
+ *   tcp:HOST:PORT   tcp:[V6ADDR]:PORT   tcp!HOST!PORT   HOST:PORT
+ *   unix:PATH       unix!PATH
+ * HOST "*" (or empty) is every address; a missing port is 564.
+ * Each accepted connection gets its own thread (its reader); requests run
+ * in the shared worker pool.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "srv.h"
+#include "listen.h"
+
+#define MAX_LISTENERS	16
+#define DEFAULT_PORT	"564"
+
+struct listener {
+	int fd;
+	bool is_unix;
+	char name[160];
+	char *unix_path;
+};
+
+static struct listener listeners[MAX_LISTENERS];
+static int n_listeners;
+static int n_conns;
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Split "HOST:PORT", "[V6]:PORT" or "HOST!PORT" into host and port. */
+static int split_host_port(const char *s, char sep, char *host, size_t hl,
+			   char *port, size_t pl)
+{
+	const char *p;
+	size_t n;
+
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+
+		if (!end)
+			return -EINVAL;
+		n = (size_t)(end - s - 1);
+		if (n >= hl)
+			return -EINVAL;
+		memcpy(host, s + 1, n);
+		host[n] = '\0';
+		p = end + 1;
+		if (*p == '\0') {
+			snprintf(port, pl, "%s", DEFAULT_PORT);
+			return 0;
+		}
+		if (*p != sep)
+			return -EINVAL;
+		snprintf(port, pl, "%s", p + 1);
+		return 0;
+	}
+	p = strrchr(s, sep);
+	if (!p) {
+		snprintf(host, hl, "%s", s);
+		snprintf(port, pl, "%s", DEFAULT_PORT);
+		return 0;
+	}
+	n = (size_t)(p - s);
+	if (n >= hl)
+		return -EINVAL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	snprintf(port, pl, "%s", p + 1);
+	return 0;
+}
+
+/*
+ * Numeric addresses only (plus "*" and "localhost"): name lookups would
+ * need NSS, which the static guest build cannot load.
+ */
+static int parse_sockaddr(const char *host, const char *port,
+			  struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	char *end;
+	unsigned long p;
+
+	p = strtoul(port, &end, 10);
+	if (!*port || *end || p > 65535)
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	if (!*host || !strcmp(host, "*")) {
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = htonl(INADDR_ANY);
+	} else if (!strcmp(host, "localhost")) {
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+	} else if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)p);
+		*len = sizeof(*s6);
+		return 0;
+	} else {
+		return -EINVAL;
+	}
+	s4->sin_port = htons((uint16_t)p);
+	*len = sizeof(*s4);
+	return 0;
+}
+
+static int add_tcp(const char *hostport, char sep)
+{
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	char host[256], port[32];
+	struct listener *l;
+	int fd, one = 1;
+
+	if (split_host_port(hostport, sep, host, sizeof(host), port, sizeof(port)) < 0 ||
+	    parse_sockaddr(host, port, &sa, &salen) < 0) {
+		fprintf(stderr, "v9fsd: bad tcp address '%s' (numeric HOST:PORT)\n",
+			hostport);
+		return -EINVAL;
+	}
+	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "v9fsd: socket: %s\n", strerror(errno));
+		return -errno;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (sa.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, salen) < 0 || listen(fd, 64) < 0) {
+		fprintf(stderr, "v9fsd: cannot listen on tcp %s: %s\n", hostport,
+			strerror(errno));
+		close(fd);
+		return -EADDRNOTAVAIL;
+	}
+	l = &listeners[n_listeners++];
+	l->fd = fd;
+	{
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		char h[INET6_ADDRSTRLEN] = "?";
+
+		getsockname(fd, (struct sockaddr *)&ss, &sl);
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &s4->sin_addr, h, sizeof(h));
+			snprintf(l->name, sizeof(l->name), "tcp:%s:%u", h, ntohs(s4->sin_port));
+		} else {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &s6->sin6_addr, h, sizeof(h));
+			snprintf(l->name, sizeof(l->name), "tcp:[%s]:%u", h,
+				 ntohs(s6->sin6_port));
+		}
+	}
+	return 0;
+}
+
+static int add_unix(const char *path)
+{
+	struct sockaddr_un sun;
+	struct listener *l;
+	struct stat st;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (!*path || strlen(path) >= sizeof(sun.sun_path)) {
+		fprintf(stderr, "v9fsd: bad unix socket path '%s'\n", path);
+		return -EINVAL;
+	}
+	strcpy(sun.sun_path, path);
+	/* a stale socket from an earlier run is replaced; nothing else is */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    listen(fd, 64) < 0) {
+		fprintf(stderr, "v9fsd: cannot listen on unix %s: %s\n", path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EADDRNOTAVAIL;
+	}
+	l = &listeners[n_listeners++];
+	l->fd = fd;
+	l->is_unix = true;
+	l->unix_path = strdup(path);
+	snprintf(l->name, sizeof(l->name), "unix:%s", path);
+	return 0;
+}
+
+int srv_listen_add(const char *addr)
+{
+	if (n_listeners >= MAX_LISTENERS) {
+		fprintf(stderr, "v9fsd: too many -l addresses\n");
+		return -ENOSPC;
+	}
+	if (!strncmp(addr, "tcp:", 4))
+		return add_tcp(addr + 4, ':');
+	if (!strncmp(addr, "tcp!", 4))
+		return add_tcp(addr + 4, '!');
+	if (!strncmp(addr, "unix:", 5))
+		return add_unix(addr + 5);
+	if (!strncmp(addr, "unix!", 5))
+		return add_unix(addr + 5);
+	if (strchr(addr, '/'))
+		return add_unix(addr);
+	return add_tcp(addr, ':');
+}
+
+void srv_listen_print(FILE *fp)
+{
+	for (int i = 0; i < n_listeners; i++)
+		fprintf(fp, "v9fsd: listening on %s\n", listeners[i].name);
+	fflush(fp);
+}
+
+void srv_listen_cleanup(void)
+{
+	for (int i = 0; i < n_listeners; i++)
+		if (listeners[i].unix_path)
+			unlink(listeners[i].unix_path);
+}
+
+struct conn_arg {
+	int fd;
+	char peer[80];
+};
+
+static void *conn_thread(void *p)
+{
+	struct conn_arg *a = p;
+
+	srv_conn_serve(a->fd, a->fd, a->peer);
+	free(a);
+	pthread_mutex_lock(&conns_lock);
+	n_conns--;
+	pthread_mutex_unlock(&conns_lock);
+	return NULL;
+}
+
+static void describe_peer(int fd, const struct listener *l, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char h[INET6_ADDRSTRLEN] = "?";
+
+	if (l->is_unix || getpeername(fd, (struct sockaddr *)&ss, &sl) < 0) {
+		snprintf(buf, len, "%s#%d", l->name, fd);
+		return;
+	}
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, h, sizeof(h));
+		snprintf(buf, len, "%s:%u", h, ntohs(s4->sin_port));
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, h, sizeof(h));
+		snprintf(buf, len, "[%s]:%u", h, ntohs(s6->sin6_port));
+	}
+}
+
+static void start_conn(int fd, const struct listener *l)
+{
+	pthread_attr_t attr;
+	struct conn_arg *a;
+	pthread_t t;
+	int one = 1;
+
+	pthread_mutex_lock(&conns_lock);
+	if (srv_cfg.max_conns && n_conns >= srv_cfg.max_conns) {
+		pthread_mutex_unlock(&conns_lock);
+		if (srv_cfg.debug)
+			fprintf(stderr, "v9fsd: connection limit reached, refusing\n");
+		close(fd);
+		return;
+	}
+	n_conns++;
+	pthread_mutex_unlock(&conns_lock);
+
+	if (!l->is_unix)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	a = malloc(sizeof(*a));
+	if (!a)
+		goto fail;
+	a->fd = fd;
+	describe_peer(fd, l, a->peer, sizeof(a->peer));
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	if (pthread_create(&t, &attr, conn_thread, a) != 0) {
+		pthread_attr_destroy(&attr);
+		free(a);
+		goto fail;
+	}
+	pthread_attr_destroy(&attr);
+	if (srv_cfg.debug)
+		fprintf(stderr, "v9fsd: connection from %s\n", a->peer);
+	return;
+fail:
+	fprintf(stderr, "v9fsd: cannot start a connection thread\n");
+	close(fd);
+	pthread_mutex_lock(&conns_lock);
+	n_conns--;
+	pthread_mutex_unlock(&conns_lock);
+}
+
+int srv_listen_count(void)
+{
+	return n_listeners;
+}
+
+/* Accept forever. */
+void srv_listen_loop(void)
+{
+	struct pollfd pfd[MAX_LISTENERS];
+
+	for (int i = 0; i < n_listeners; i++) {
+		pfd[i].fd = listeners[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	for (;;) {
+		if (poll(pfd, (nfds_t)n_listeners, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("v9fsd: poll");
+			return;
+		}
+		for (int i = 0; i < n_listeners; i++) {
+			int fd;
+
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			fd = accept4(listeners[i].fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd < 0) {
+				if (errno != EINTR && errno != EAGAIN &&
+				    errno != ECONNABORTED)
+					perror("v9fsd: accept");
+				if (errno == EMFILE || errno == ENFILE)
+					usleep(100 * 1000);
+				continue;
+			}
+			start_conn(fd, &listeners[i]);
+		}
+	}
+}

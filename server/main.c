@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - v9fsd: a 9P2000 / 9P2000.u / 9P2000.L file server.
+ *
+ * Start-up order matters: the export root and the listening sockets are
+ * opened first (a low port may need root), then privileges are dropped if
+ * asked, then the process detaches, and only then are threads started
+ * (threads do not survive fork).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "srv.h"
+#include "listen.h"
+
+struct srv_config srv_cfg = {
+	.root_fd = -1,
+	.msize = SRV_DEFAULT_MSIZE,
+	.max_fids = SRV_MAX_FIDS,
+	.max_reqs = SRV_MAX_REQS,
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: v9fsd -e DIR [-l ADDR]... [-s] [-r] [-m MSIZE] [-u USER [-U]]\n"
+		"             [-c MAXCONNS] [-t THREADS] [-f] [-d] [-S FILE]\n"
+		"  -e DIR     export DIR\n"
+		"  -l ADDR    listen on ADDR: tcp:HOST:PORT, tcp:[V6]:PORT, tcp!HOST!PORT,\n"
+		"             unix:PATH, unix!PATH (repeatable; default tcp:*:564)\n"
+		"  -s         serve one connection on stdin/stdout, then exit\n"
+		"  -r         read-only export\n"
+		"  -m MSIZE   largest msize accepted (default %u)\n"
+		"  -u USER    act as USER for attach names unknown to this host\n"
+		"  -U         run as the -u user (drop root privileges at start)\n"
+		"  -c N       serve at most N connections at once\n"
+		"  -t N       worker threads to start with (default 8; grows as needed)\n"
+		"  -f         stay in the foreground\n"
+		"  -d         trace messages to stderr (implies -f)\n"
+		"  -S FILE    write per-message-type counters to FILE at exit and on SIGUSR1\n",
+		SRV_DEFAULT_MSIZE);
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || !*s || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void write_stats(void)
+{
+	int err;
+
+	if (!srv_cfg.stats_file)
+		return;
+	err = srv_stats_write(srv_cfg.stats_file);
+	if (err < 0)
+		fprintf(stderr, "v9fsd: cannot write counters to %s: %s\n",
+			srv_cfg.stats_file, strerror(-err));
+}
+
+/* Signals are taken synchronously by one thread: no async-signal worries. */
+static void *signal_thread(void *arg)
+{
+	sigset_t *set = arg;
+
+	for (;;) {
+		int sig;
+
+		if (sigwait(set, &sig) != 0)
+			continue;
+		if (sig == SIGUSR1) {
+			write_stats();
+			continue;
+		}
+		write_stats();
+		srv_listen_cleanup();
+		_exit(0);
+	}
+	return NULL;
+}
+
+static int open_export(const char *dir)
+{
+	struct stat st;
+	char p[64];
+	int fd;
+
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		fprintf(stderr, "v9fsd: cannot open export %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	srv_cfg.root_fd = fd;
+	srv_cfg.root_dev = st.st_dev;
+	srv_cfg.root_ino = st.st_ino;
+	srv_cfg.export_path = dir;
+
+	/* reopening a fid goes through /proc/self/fd when it works */
+	srv_proc_path(fd, p, sizeof(p));
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		struct stat st2;
+
+		srv_cfg.proc_ok = fstat(fd, &st2) == 0 && st2.st_ino == st.st_ino &&
+				  st2.st_dev == st.st_dev;
+		close(fd);
+	}
+
+	/* openat2 is the confinement: refuse to run without it */
+	fd = srv_open_beneath(srv_cfg.root_fd, "", O_PATH | O_DIRECTORY, 0);
+	if (fd < 0) {
+		fprintf(stderr, "v9fsd: openat2 beneath %s failed (%s); "
+			"Linux 5.6 or later is required\n", dir, strerror(-fd));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int drop_privileges(void)
+{
+	if (setgroups(1, &srv_cfg.map_gid) < 0 || setgid(srv_cfg.map_gid) < 0 ||
+	    setuid(srv_cfg.map_uid) < 0) {
+		perror("v9fsd: cannot drop privileges");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *export = NULL, *addrs[32];
+	int naddrs = 0, nthreads = 8, opt;
+	bool single = false, foreground = false, run_as = false;
+	const char *map_user = NULL;
+	unsigned long v;
+	sigset_t set;
+	pthread_t st;
+	struct rlimit rl;
+
+	while ((opt = getopt(argc, argv, "e:l:srm:u:Uc:t:fdS:h")) != -1) {
+		switch (opt) {
+		case 'e':
+			export = optarg;
+			break;
+		case 'l':
+			if (naddrs == 32) {
+				fprintf(stderr, "v9fsd: too many -l addresses\n");
+				return 2;
+			}
+			addrs[naddrs++] = optarg;
+			break;
+		case 's':
+			single = true;
+			break;
+		case 'r':
+			srv_cfg.readonly = true;
+			break;
+		case 'm':
+			if (parse_uint(optarg, 64u << 20, &v) < 0 || v < SRV_MIN_MSIZE) {
+				fprintf(stderr, "v9fsd: bad msize '%s' (%d to %u)\n",
+					optarg, SRV_MIN_MSIZE, 64u << 20);
+				return 2;
+			}
+			srv_cfg.msize = (uint32_t)v;
+			break;
+		case 'u':
+			map_user = optarg;
+			break;
+		case 'U':
+			run_as = true;
+			break;
+		case 'c':
+			if (parse_uint(optarg, INT_MAX, &v) < 0) {
+				fprintf(stderr, "v9fsd: bad connection count '%s'\n", optarg);
+				return 2;
+			}
+			srv_cfg.max_conns = (int)v;
+			break;
+		case 't':
+			if (parse_uint(optarg, 1024, &v) < 0 || v < 1) {
+				fprintf(stderr, "v9fsd: bad thread count '%s'\n", optarg);
+				return 2;
+			}
+			nthreads = (int)v;
+			break;
+		case 'f':
+			foreground = true;
+			break;
+		case 'd':
+			srv_cfg.debug++;
+			foreground = true;
+			break;
+		case 'S':
+			srv_cfg.stats_file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!export || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (single && naddrs) {
+		fprintf(stderr, "v9fsd: -s and -l exclude each other\n");
+		return 2;
+	}
+	if (run_as && !map_user) {
+		fprintf(stderr, "v9fsd: -U needs -u USER\n");
+		return 2;
+	}
+	if (map_user && srv_user_parse_map(map_user) < 0) {
+		fprintf(stderr, "v9fsd: unknown user '%s'\n", map_user);
+		return 2;
+	}
+
+	signal(SIGPIPE, SIG_IGN);
+	/* a descriptor per fid: raise the soft limit as far as allowed */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+
+	if (open_export(export) < 0)
+		return 1;
+	if (!single) {
+		if (!naddrs)
+			addrs[naddrs++] = "tcp:*:564";
+		for (int i = 0; i < naddrs; i++)
+			if (srv_listen_add(addrs[i]) < 0)
+				return 1;
+	}
+	if (run_as && geteuid() == 0 && drop_privileges() < 0)
+		return 1;
+	srv_cfg.as_root = geteuid() == 0;
+
+	if (!single) {
+		if (foreground)
+			srv_listen_print(stderr);
+		if (!foreground && daemon(0, 0) < 0) {
+			perror("v9fsd: daemon");
+			return 1;
+		}
+	}
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (pthread_create(&st, NULL, signal_thread, &set) != 0 ||
+	    srv_pool_start(nthreads, 1024) < 0) {
+		fprintf(stderr, "v9fsd: cannot start threads\n");
+		return 1;
+	}
+
+	if (single) {
+		srv_conn_serve(STDIN_FILENO, STDOUT_FILENO, "stdio");
+		write_stats();
+		return 0;
+	}
+	srv_listen_loop();
+	write_stats();
+	srv_listen_cleanup();
+	return 1;
+}

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ops.c - the operations every dialect shares: auth, attach, walk, read,
+ * write, clunk, remove.
+ *
+ * Handlers run on worker threads with the fid's user's identity (when
+ * v9fsd is root) and reply themselves; a negative return is turned into
+ * Rerror/Rlerror by the dispatcher.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "srv.h"
+#include "ops.h"
+
+uint32_t srv_iounit(struct srv_conn *c)
+{
+	return c->msize - V9P_IOHDRSZ;
+}
+
+/* Look up fid and act as its user; the caller puts the reference. */
+int srv_get_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
+{
+	struct srv_fid *f = srv_fid_get(req->conn, fid);
+	int err;
+
+	if (!f)
+		return -EBADF;
+	err = srv_user_become(f->user);
+	if (err < 0) {
+		srv_fid_put(f);
+		return err;
+	}
+	*fp = f;
+	return 0;
+}
+
+int srv_fid_stat(struct srv_fid *f, struct stat *st)
+{
+	int fd = f->ofd >= 0 ? f->ofd : f->pfd;
+
+	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Fill a fresh fid from an O_PATH descriptor (consumed) and its path. */
+int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		struct v9p_qid *qid)
+{
+	struct stat st;
+
+	if (fstatat(pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		int err = -errno;
+
+		close(pfd);
+		free(path);
+		return err;
+	}
+	f->pfd = pfd;
+	f->path = path;
+	f->ftype = st.st_mode & S_IFMT;
+	srv_qid_from_stat(&st, qid);
+	f->qtype = qid->type;
+	if (u) {
+		srv_user_get(u);
+		f->user = u;
+	}
+	return 0;
+}
+
+int srv_op_auth(struct srv_req *req)
+{
+	/* no authentication: Tattach takes afid NOFID */
+	return -EOPNOTSUPP;
+}
+
+static bool aname_ok(const struct v9p_str *a)
+{
+	const char *e = srv_cfg.export_path;
+
+	if (a->len == 0 || (a->len == 1 && a->s[0] == '/'))
+		return true;
+	return e && strlen(e) == a->len && memcmp(e, a->s, a->len) == 0;
+}
+
+int srv_op_attach(struct srv_req *req)
+{
+	struct v9p_tattach *t = &req->in.tattach;
+	struct srv_user *u;
+	struct srv_fid *f;
+	int err, fd;
+
+	if (t->afid != V9P_NOFID)
+		return -EOPNOTSUPP;
+	if (!aname_ok(&t->aname))
+		return -ENOENT;
+	if (req->conn->dialect == V9P_9P2000)
+		t->n_uname = V9P_NONUNAME;
+	u = srv_user_lookup(&t->uname, t->n_uname, &err);
+	if (!u)
+		return err;
+	err = srv_user_become(u);
+	if (err < 0)
+		goto out_user;
+	f = srv_fid_new(req->conn, t->fid, &err);
+	if (!f)
+		goto out_user;
+	fd = srv_open_beneath(srv_cfg.root_fd, "", O_PATH | O_DIRECTORY, 0);
+	if (fd < 0) {
+		err = fd;
+		goto out_fid;
+	}
+	err = srv_fid_set(f, fd, strdup(""), u, &req->out.rattach.qid);
+	if (err < 0)
+		goto out_fid;
+	srv_fid_put(f);
+	srv_user_put(u);
+	return srv_reply_fcall(req, V9P_RATTACH);
+out_fid:
+	srv_fid_unhash(req->conn, f);
+	srv_fid_put(f);
+out_user:
+	srv_user_put(u);
+	return err;
+}
+
+/*
+ * One step of a walk from (dfd, dpath) by name. ".." goes to the parent by
+ * path and stays put at the root; everything else is one component opened
+ * beneath the directory. On success *nfd and *npath hold the new position.
+ */
+static int walk_one(int dfd, const char *dpath, const struct v9p_str *name,
+		    int *nfd, char **npath)
+{
+	char comp[NAME_MAX + 1];
+	char *p;
+	int fd, err;
+
+	if (name->len == 2 && name->s[0] == '.' && name->s[1] == '.') {
+		p = srv_path_parent(dpath);
+		if (!p)
+			return -ENOMEM;
+		fd = srv_open_beneath(srv_cfg.root_fd, p, O_PATH | O_DIRECTORY, 0);
+	} else if (name->len == 1 && name->s[0] == '.') {
+		p = strdup(dpath);
+		if (!p)
+			return -ENOMEM;
+		fd = srv_open_beneath(dfd, "", O_PATH, 0);
+	} else {
+		err = srv_check_name(name, comp);
+		if (err < 0)
+			return err == -EINVAL ? -ENOENT : err;
+		p = srv_path_join(dpath, comp);
+		if (!p)
+			return -ENOMEM;
+		fd = srv_open_beneath(dfd, comp, O_PATH, 0);
+	}
+	if (fd < 0) {
+		free(p);
+		return fd;
+	}
+	*nfd = fd;
+	*npath = p;
+	return 0;
+}
+
+int srv_op_walk(struct srv_req *req)
+{
+	struct v9p_twalk *t = &req->in.twalk;
+	struct v9p_rwalk *r = &req->out.rwalk;
+	struct srv_fid *f, *nf = NULL;
+	int err, cfd = -1;
+	char *cpath = NULL;
+	uint16_t i;
+
+	err = srv_get_fid(req, t->fid, &f);
+	if (err < 0)
+		return err;
+	if (f->ofd >= 0 || f->xattr) {
+		err = -EBUSY;	/* walking an open fid is not allowed */
+		goto out;
+	}
+	if (t->nwname && !S_ISDIR(f->ftype)) {
+		err = -ENOTDIR;
+		goto out;
+	}
+	pthread_mutex_lock(&f->lock);
+	cpath = strdup(f->path);
+	cfd = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_unlock(&f->lock);
+	if (!cpath || cfd < 0) {
+		err = cfd < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < t->nwname; i++) {
+		struct stat st;
+		int nfd;
+		char *npath;
+
+		if (fstatat(cfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+			err = -errno;
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			err = -ENOTDIR;
+			break;
+		}
+		err = walk_one(cfd, cpath, &t->wname[i], &nfd, &npath);
+		if (err < 0)
+			break;
+		if (fstatat(nfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+			err = -errno;
+			close(nfd);
+			free(npath);
+			break;
+		}
+		srv_qid_from_stat(&st, &r->wqid[i]);
+		close(cfd);
+		free(cpath);
+		cfd = nfd;
+		cpath = npath;
+	}
+	if (i < t->nwname) {
+		if (i == 0)
+			goto out;
+		/* a partial walk: qids so far, newfid untouched */
+		r->nwqid = i;
+		err = srv_reply_fcall(req, V9P_RWALK);
+		goto out;
+	}
+	r->nwqid = i;
+
+	if (t->newfid == t->fid) {
+		struct stat st;
+
+		if (fstatat(cfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+			err = -errno;
+			goto out;
+		}
+		pthread_mutex_lock(&f->lock);
+		close(f->pfd);
+		free(f->path);
+		f->pfd = cfd;
+		f->path = cpath;
+		f->ftype = st.st_mode & S_IFMT;
+		f->qtype = S_ISDIR(st.st_mode) ? V9P_QTDIR :
+			   S_ISLNK(st.st_mode) ? V9P_QTSYMLINK : V9P_QTFILE;
+		pthread_mutex_unlock(&f->lock);
+		cfd = -1;
+		cpath = NULL;
+	} else {
+		struct v9p_qid q;
+
+		nf = srv_fid_new(req->conn, t->newfid, &err);
+		if (!nf)
+			goto out;
+		err = srv_fid_set(nf, cfd, cpath, f->user, &q);
+		cfd = -1;
+		cpath = NULL;
+		if (err < 0) {
+			srv_fid_unhash(req->conn, nf);
+			goto out;
+		}
+	}
+	err = srv_reply_fcall(req, V9P_RWALK);
+out:
+	if (cfd >= 0)
+		close(cfd);
+	free(cpath);
+	srv_fid_put(nf);
+	srv_fid_put(f);
+	return err;
+}
+
+static bool may_read(const struct srv_fid *f)
+{
+	return (f->oflags & O_ACCMODE) != O_WRONLY;
+}
+
+static bool may_write(const struct srv_fid *f)
+{
+	return (f->oflags & O_ACCMODE) != O_RDONLY;
+}
+
+/* Rread straight into the reply buffer: header first, data after it. */
+static int reply_read(struct srv_req *req, uint32_t count)
+{
+	int hl;
+
+	req->out.type = V9P_RREAD;
+	req->out.tag = req->tag;
+	req->out.rread.count = count;
+	hl = v9p_pack_io_hdr(&req->out, req->tx, req->bufsize);
+	if (hl < 0)
+		return hl;
+	srv_reply(req, hl + (int)count);
+	return 0;
+}
+
+int srv_op_read(struct srv_req *req)
+{
+	struct v9p_tread *t = &req->in.tread;
+	uint32_t max = req->bufsize - V9P_RREAD_HDRSZ, count = t->count;
+	struct srv_fid *f;
+	ssize_t n;
+	int err;
+
+	err = srv_get_fid(req, t->fid, &f);
+	if (err < 0)
+		return err;
+	if (count > max)
+		count = max;
+	if (f->xattr) {
+		err = srv_xattr_read(f, t->offset, count, req->tx + V9P_RREAD_HDRSZ);
+		if (err >= 0)
+			err = reply_read(req, (uint32_t)err);
+		goto out;
+	}
+	if (f->ofd < 0 || !may_read(f)) {
+		err = -EBADF;
+		goto out;
+	}
+	if (S_ISDIR(f->ftype)) {
+		uint32_t got = 0;
+
+		if (req->conn->dialect == V9P_9P2000L) {
+			err = -EISDIR;
+			goto out;
+		}
+		err = srv_read_dir_stats(req, f, t->offset, count,
+					 req->tx + V9P_RREAD_HDRSZ, &got);
+		if (err >= 0)
+			err = reply_read(req, got);
+		goto out;
+	}
+	if (t->offset > (uint64_t)INT64_MAX) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (S_ISREG(f->ftype))
+		n = pread(f->ofd, req->tx + V9P_RREAD_HDRSZ, count, (off_t)t->offset);
+	else
+		n = read(f->ofd, req->tx + V9P_RREAD_HDRSZ, count);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = reply_read(req, (uint32_t)n);
+out:
+	srv_fid_put(f);
+	return err;
+}
+
+int srv_op_write(struct srv_req *req)
+{
+	struct v9p_twrite *t = &req->in.twrite;
+	struct srv_fid *f;
+	ssize_t n;
+	int err;
+
+	err = srv_get_fid(req, t->fid, &f);
+	if (err < 0)
+		return err;
+	if (f->xattr) {
+		err = srv_xattr_write(f, t->offset, t->count, t->data);
+		if (err < 0)
+			goto out;
+		n = t->count;
+		goto reply;
+	}
+	if (f->ofd < 0 || !may_write(f)) {
+		err = -EBADF;
+		goto out;
+	}
+	if (t->offset > (uint64_t)INT64_MAX) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (S_ISREG(f->ftype) && !(f->oflags & O_APPEND))
+		n = pwrite(f->ofd, t->data, t->count, (off_t)t->offset);
+	else
+		n = write(f->ofd, t->data, t->count);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+reply:
+	req->out.rwrite.count = (uint32_t)n;
+	err = srv_reply_fcall(req, V9P_RWRITE);
+out:
+	srv_fid_put(f);
+	return err;
+}
+
+/*
+ * Remove the file f names. The name is checked to still lead to the same
+ * inode first, so a remove after someone else's rename does not hit a
+ * different file that took the old name.
+ */
+int srv_do_remove(struct srv_fid *f)
+{
+	struct stat st, cur;
+	const char *base;
+	int dfd, err = 0;
+
+	if (srv_cfg.readonly)
+		return -EROFS;
+	if (fstatat(f->pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (srv_is_root(&st))
+		return -EBUSY;
+	dfd = srv_open_parent(f->path, &base);
+	if (dfd < 0)
+		return dfd;
+	if (fstatat(dfd, base, &cur, AT_SYMLINK_NOFOLLOW) < 0)
+		err = -errno;
+	else if (cur.st_ino != st.st_ino || cur.st_dev != st.st_dev)
+		err = -ENOENT;
+	else if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
+		err = -errno;
+	close(dfd);
+	return err;
+}
+
+int srv_op_clunk(struct srv_req *req)
+{
+	struct srv_fid *f;
+	int err;
+
+	err = srv_get_fid(req, req->in.tclunk.fid, &f);
+	if (err < 0)
+		return err;
+	err = srv_fid_unhash(req->conn, f);
+	if (err == 0) {
+		if (f->rclose)
+			srv_do_remove(f);
+		if (f->xattr)
+			err = srv_xattr_clunk(f);
+	}
+	srv_fid_put(f);
+	if (err < 0)
+		return err;
+	return srv_reply_fcall(req, V9P_RCLUNK);
+}
+
+/* Tremove clunks the fid whether or not the remove works. */
+int srv_op_remove(struct srv_req *req)
+{
+	struct srv_fid *f;
+	int err;
+
+	err = srv_get_fid(req, req->in.tremove.fid, &f);
+	if (err < 0)
+		return err;
+	err = srv_fid_unhash(req->conn, f);
+	if (err == 0) {
+		err = srv_do_remove(f);
+		f->rclose = false;
+	}
+	srv_fid_put(f);
+	if (err < 0)
+		return err;
+	return srv_reply_fcall(req, V9P_RREMOVE);
+}

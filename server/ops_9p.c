@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ops_9p.c - 9P2000 and 9P2000.u: Topen, Tcreate, Tstat, Twstat and
+ * directory reads as stat records.
+ *
+ * .u additions: numeric ids, the extension string of special files
+ * (symlink target, "b 1 2"/"c 1 2" devices, DMLINK's fid number) and the
+ * errno in Rerror.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#include "srv.h"
+#include "ops.h"
+#include "passwd.h"
+
+/* Strings of one stat record. */
+struct stat_strs {
+	char name[NAME_MAX + 1];
+	char uid[64], gid[64], muid[64];
+	char ext[PATH_MAX + 32];
+};
+
+static uint32_t mode_to_9p(mode_t m, enum v9p_dialect d)
+{
+	uint32_t r = m & 0777;
+
+	if (S_ISDIR(m))
+		r |= V9P_DMDIR;
+	if (d != V9P_9P2000U)
+		return r;
+	if (S_ISLNK(m))
+		r |= V9P_DMSYMLINK;
+	else if (S_ISBLK(m) || S_ISCHR(m))
+		r |= V9P_DMDEVICE;
+	else if (S_ISFIFO(m))
+		r |= V9P_DMNAMEDPIPE;
+	else if (S_ISSOCK(m))
+		r |= V9P_DMSOCKET;
+	if (m & S_ISUID)
+		r |= V9P_DMSETUID;
+	if (m & S_ISGID)
+		r |= V9P_DMSETGID;
+	if (m & S_ISVTX)
+		r |= V9P_DMSETVTX;
+	return r;
+}
+
+/*
+ * Fill a v9p_stat from st. name is the entry's name; (lfd, lname) reach it
+ * for readlink (lname "" with an O_PATH fd of the link itself).
+ */
+static void build_stat(enum v9p_dialect d, const struct stat *st, const char *name,
+		       int lfd, const char *lname, struct v9p_stat *s,
+		       struct stat_strs *ss)
+{
+	memset(s, 0, sizeof(*s));
+	srv_qid_from_stat(st, &s->qid);
+	s->mode = mode_to_9p(st->st_mode, d);
+	s->atime = (uint32_t)st->st_atime;
+	s->mtime = (uint32_t)st->st_mtime;
+	s->length = S_ISDIR(st->st_mode) ? 0 : (uint64_t)st->st_size;
+	snprintf(ss->name, sizeof(ss->name), "%s", name);
+	srv_user_name(st->st_uid, ss->uid, sizeof(ss->uid));
+	srv_group_name(st->st_gid, ss->gid, sizeof(ss->gid));
+	snprintf(ss->muid, sizeof(ss->muid), "%s", ss->uid);
+	ss->ext[0] = '\0';
+	if (d == V9P_9P2000U) {
+		if (S_ISLNK(st->st_mode)) {
+			ssize_t n = readlinkat(lfd, lname, ss->ext, sizeof(ss->ext) - 1);
+
+			ss->ext[n > 0 ? n : 0] = '\0';
+		} else if (S_ISBLK(st->st_mode) || S_ISCHR(st->st_mode)) {
+			snprintf(ss->ext, sizeof(ss->ext), "%c %u %u",
+				 S_ISBLK(st->st_mode) ? 'b' : 'c',
+				 major(st->st_rdev), minor(st->st_rdev));
+		}
+		s->n_uid = st->st_uid;
+		s->n_gid = st->st_gid;
+		s->n_muid = st->st_uid;
+	} else {
+		s->n_uid = s->n_gid = s->n_muid = V9P_NONUNAME;
+	}
+	v9p_str_set(&s->name, ss->name);
+	v9p_str_set(&s->uid, ss->uid);
+	v9p_str_set(&s->gid, ss->gid);
+	v9p_str_set(&s->muid, ss->muid);
+	v9p_str_set(&s->extension, ss->ext);
+}
+
+static const char *fid_name(const struct srv_fid *f)
+{
+	const char *slash = strrchr(f->path, '/');
+
+	if (!*f->path)
+		return "/";
+	return slash ? slash + 1 : f->path;
+}
+
+int srv_op_stat(struct srv_req *req)
+{
+	struct srv_fid *f;
+	struct stat st;
+	struct stat_strs ss;
+	int err;
+
+	err = srv_get_fid(req, req->in.tstat.fid, &f);
+	if (err < 0)
+		return err;
+	err = srv_fid_stat(f, &st);
+	if (err == 0) {
+		pthread_mutex_lock(&f->lock);
+		build_stat(req->conn->dialect, &st, fid_name(f), f->pfd, "",
+			   &req->out.rstat.stat, &ss);
+		pthread_mutex_unlock(&f->lock);
+		err = srv_reply_fcall(req, V9P_RSTAT);
+	}
+	srv_fid_put(f);
+	return err;
+}
+
+/* Topen mode to open(2) flags. */
+static int omode_to_flags(uint8_t mode)
+{
+	static const int acc[4] = { O_RDONLY, O_WRONLY, O_RDWR, O_RDONLY };
+	int flags = acc[mode & 3];
+
+	if (mode & V9P_OTRUNC)
+		flags |= O_TRUNC;
+	if (mode & V9P_OAPPEND)
+		flags |= O_APPEND;
+	return flags;
+}
+
+int srv_op_open(struct srv_req *req)
+{
+	struct v9p_topen *t = &req->in.topen;
+	struct srv_fid *f;
+	int err;
+
+	err = srv_get_fid(req, t->fid, &f);
+	if (err < 0)
+		return err;
+	if ((t->mode & V9P_ORCLOSE) && srv_cfg.readonly) {
+		err = -EROFS;
+		goto out;
+	}
+	err = srv_fid_open(f, omode_to_flags(t->mode), &req->out.ropen.qid);
+	if (err < 0)
+		goto out;
+	if (t->mode & V9P_ORCLOSE)
+		f->rclose = true;
+	req->out.ropen.iounit = srv_iounit(req->conn);
+	err = srv_reply_fcall(req, V9P_ROPEN);
+out:
+	srv_fid_put(f);
+	return err;
+}
+
+/* .u special files: symlink, hard link, device, fifo, socket. */
+static int create_special(struct srv_req *req, struct srv_fid *df, const char *name,
+			  uint32_t perm, const struct v9p_str *ext)
+{
+	char buf[PATH_MAX + 1];
+	mode_t mode = perm & 0777;
+	int err = 0;
+
+	if (ext->len > PATH_MAX)
+		return -ENAMETOOLONG;
+	memcpy(buf, ext->s, ext->len);
+	buf[ext->len] = '\0';
+
+	pthread_mutex_lock(&df->lock);
+	if (df->ofd >= 0 || !S_ISDIR(df->ftype)) {
+		pthread_mutex_unlock(&df->lock);
+		return df->ofd >= 0 ? -EBUSY : -ENOTDIR;
+	}
+	if (perm & V9P_DMSYMLINK) {
+		if (symlinkat(buf, df->pfd, name) < 0)
+			err = -errno;
+	} else if (perm & V9P_DMLINK) {
+		char *end;
+		unsigned long n = strtoul(buf, &end, 10);
+		struct srv_fid *target;
+
+		if (end == buf || (*end && *end != '\n')) {
+			err = -EINVAL;
+		} else if (!(target = srv_fid_get(req->conn, (uint32_t)n))) {
+			err = -EBADF;
+		} else {
+			err = srv_link_fid(target, df->pfd, name);
+			srv_fid_put(target);
+		}
+	} else if (perm & V9P_DMDEVICE) {
+		char kind;
+		unsigned int ma, mi;
+
+		if (sscanf(buf, "%c %u %u", &kind, &ma, &mi) != 3 ||
+		    (kind != 'b' && kind != 'c'))
+			err = -EINVAL;
+		else if (mknodat(df->pfd, name, mode | (kind == 'b' ? S_IFBLK : S_IFCHR),
+				 makedev(ma, mi)) < 0)
+			err = -errno;
+	} else if (perm & V9P_DMNAMEDPIPE) {
+		if (mknodat(df->pfd, name, mode | S_IFIFO, 0) < 0)
+			err = -errno;
+	} else if (perm & V9P_DMSOCKET) {
+		if (mknodat(df->pfd, name, mode | S_IFSOCK, 0) < 0)
+			err = -errno;
+	}
+	pthread_mutex_unlock(&df->lock);
+	if (err < 0)
+		return err;
+	return srv_become_child(df, name, &req->out.rcreate.qid);
+}
+
+int srv_op_create(struct srv_req *req)
+{
+	struct v9p_tcreate *t = &req->in.tcreate;
+	char name[NAME_MAX + 1];
+	struct srv_fid *f;
+	uint32_t special = V9P_DMSYMLINK | V9P_DMLINK | V9P_DMDEVICE |
+			   V9P_DMNAMEDPIPE | V9P_DMSOCKET;
+	int err, flags;
+	mode_t mode;
+
+	err = srv_check_name(&t->name, name);
+	if (err < 0)
+		return err;
+	err = srv_get_fid(req, t->fid, &f);
+	if (err < 0)
+		return err;
+	if (req->conn->dialect == V9P_9P2000U && (t->perm & special)) {
+		err = create_special(req, f, name, t->perm, &t->extension);
+		if (err == 0) {
+			req->out.rcreate.iounit = srv_iounit(req->conn);
+			err = srv_reply_fcall(req, V9P_RCREATE);
+		}
+		goto out;
+	}
+	mode = t->perm & 0777;
+	if (t->perm & V9P_DMSETUID)
+		mode |= S_ISUID;
+	if (t->perm & V9P_DMSETGID)
+		mode |= S_ISGID;
+	if (t->perm & V9P_DMSETVTX)
+		mode |= S_ISVTX;
+	if (t->perm & V9P_DMDIR) {
+		/* a directory can only be created for reading */
+		if ((t->mode & 3) != V9P_OREAD && (t->mode & 3) != V9P_OEXEC) {
+			err = -EISDIR;
+			goto out;
+		}
+		flags = O_DIRECTORY;
+	} else {
+		flags = omode_to_flags(t->mode) | O_EXCL;
+	}
+	err = srv_create_in(f, name, flags, mode, (gid_t)-1, &req->out.rcreate.qid);
+	if (err < 0)
+		goto out;
+	if (t->mode & V9P_ORCLOSE)
+		f->rclose = true;
+	req->out.rcreate.iounit = srv_iounit(req->conn);
+	err = srv_reply_fcall(req, V9P_RCREATE);
+out:
+	srv_fid_put(f);
+	return err;
+}
+
+static int lookup_uid_name(const struct v9p_str *s, uid_t *uid)
+{
+	char name[256], *end;
+	struct srv_pwent pw;
+
+	if (s->len >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, s->s, s->len);
+	name[s->len] = '\0';
+	if (srv_pw_by_name(name, &pw) == 0) {
+		*uid = pw.uid;
+		return 0;
+	}
+	*uid = (uid_t)strtoul(name, &end, 10);
+	return *end ? -EINVAL : 0;
+}
+
+static int lookup_gid_name(const struct v9p_str *s, gid_t *gid)
+{
+	char name[256], *end;
+
+	if (s->len >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, s->s, s->len);
+	name[s->len] = '\0';
+	if (srv_gr_by_name(name, gid) == 0)
+		return 0;
+	*gid = (gid_t)strtoul(name, &end, 10);
+	return *end ? -EINVAL : 0;
+}
+
+/*
+ * Twstat: every field that is not "don't touch" (~0, or an empty string)
+ * is applied, the name last since a rename changes where the fid is.
+ * Only a rename within the same directory is possible, as in Plan 9.
+ */
+int srv_op_wstat(struct srv_req *req)
+{
+	struct v9p_twstat *t = &req->in.twstat;
+	struct v9p_stat *s = &t->stat;
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+	struct srv_fid *f;
+	char name[NAME_MAX + 1];
+	int err;
+
+	err = srv_get_fid(req, t->fid, &f);
+	if (err < 0)
+		return err;
+
+	/* check what can be checked before changing anything */
+	if (s->name.len) {
+		err = srv_check_name(&s->name, name);
+		if (err < 0)
+			goto out;
+	}
+	if (req->conn->dialect == V9P_9P2000U && s->n_uid != V9P_NONUNAME)
+		uid = s->n_uid;
+	else if (s->uid.len && (err = lookup_uid_name(&s->uid, &uid)) < 0)
+		goto out;
+	if (req->conn->dialect == V9P_9P2000U && s->n_gid != V9P_NONUNAME)
+		gid = s->n_gid;
+	else if (s->gid.len && (err = lookup_gid_name(&s->gid, &gid)) < 0)
+		goto out;
+
+	if (s->length != ~(uint64_t)0) {
+		err = srv_set_size(f, s->length);
+		if (err < 0)
+			goto out;
+	}
+	if (s->mode != ~(uint32_t)0) {
+		mode_t mode = s->mode & 0777;
+
+		if (!!(s->mode & V9P_DMDIR) != !!S_ISDIR(f->ftype)) {
+			err = -EINVAL;
+			goto out;
+		}
+		if (s->mode & V9P_DMSETUID)
+			mode |= S_ISUID;
+		if (s->mode & V9P_DMSETGID)
+			mode |= S_ISGID;
+		if (s->mode & V9P_DMSETVTX)
+			mode |= S_ISVTX;
+		err = srv_set_mode(f, mode);
+		if (err < 0)
+			goto out;
+	}
+	if (s->atime != ~(uint32_t)0 || s->mtime != ~(uint32_t)0) {
+		struct timespec ts[2] = {
+			{ .tv_sec = s->atime, .tv_nsec = 0 },
+			{ .tv_sec = s->mtime, .tv_nsec = 0 },
+		};
+
+		if (s->atime == ~(uint32_t)0)
+			ts[0].tv_nsec = UTIME_OMIT;
+		if (s->mtime == ~(uint32_t)0)
+			ts[1].tv_nsec = UTIME_OMIT;
+		err = srv_set_times(f, ts);
+		if (err < 0)
+			goto out;
+	}
+	if (uid != (uid_t)-1 || gid != (gid_t)-1) {
+		err = srv_set_owner(f, uid, gid);
+		if (err < 0)
+			goto out;
+	}
+	if (s->name.len && strcmp(name, fid_name(f)) != 0) {
+		const char *base;
+		char *dpath, *opath;
+		int dfd;
+
+		pthread_mutex_lock(&f->lock);
+		opath = strdup(f->path);
+		pthread_mutex_unlock(&f->lock);
+		if (!opath) {
+			err = -ENOMEM;
+			goto out;
+		}
+		dfd = srv_open_parent(opath, &base);
+		if (dfd < 0) {
+			err = dfd;
+			free(opath);
+			goto out;
+		}
+		dpath = srv_path_parent(opath);
+		err = dpath ? srv_rename_names(req->conn, dfd, dpath, base, dfd, dpath, name)
+			    : -ENOMEM;
+		free(dpath);
+		free(opath);
+		close(dfd);
+		if (err < 0)
+			goto out;
+	}
+	err = srv_reply_fcall(req, V9P_RWSTAT);
+out:
+	srv_fid_put(f);
+	return err;
+}
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/*
+ * 9P2000 directory read: stat records, whole ones only. The offset must be
+ * 0 (start over) or where the previous read ended; the position in the
+ * host directory is kept as a getdents cookie, so entries added or removed
+ * meanwhile do not shift the ones not yet read.
+ */
+int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
+		       uint32_t count, uint8_t *buf, uint32_t *got)
+{
+	enum v9p_dialect d = req->conn->dialect;
+	char dbuf[8192];
+	struct stat_strs *ss;
+	uint32_t used = 0;
+	int err = 0;
+	bool full = false;
+
+	ss = malloc(sizeof(*ss));
+	if (!ss)
+		return -ENOMEM;
+	pthread_mutex_lock(&f->lock);
+	if (off == 0) {
+		f->dir_cookie = 0;
+		f->dir_off = 0;
+	} else if (off != f->dir_off) {
+		err = -EINVAL;
+		goto out;
+	}
+	while (!full) {
+		long n, pos;
+
+		if (lseek(f->ofd, f->dir_cookie, SEEK_SET) < 0) {
+			err = -errno;
+			break;
+		}
+		n = syscall(SYS_getdents64, f->ofd, dbuf, sizeof(dbuf));
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (pos = 0; pos < n;) {
+			struct linux_dirent64 *de = (struct linux_dirent64 *)(dbuf + pos);
+			struct v9p_stat s;
+			struct stat st;
+			int len;
+
+			pos += de->d_reclen;
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) {
+				f->dir_cookie = de->d_off;
+				continue;
+			}
+			if (fstatat(f->ofd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				f->dir_cookie = de->d_off;	/* gone meanwhile */
+				continue;
+			}
+			build_stat(d, &st, de->d_name, f->ofd, de->d_name, &s, ss);
+			len = v9p_stat_pack(&s, d, buf + used, count - used);
+			if (len < 0) {
+				if (used == 0)
+					err = -EMSGSIZE;	/* count too small */
+				full = true;
+				break;
+			}
+			used += (uint32_t)len;
+			f->dir_cookie = de->d_off;
+		}
+	}
+	if (err == 0 || used) {
+		err = 0;
+		f->dir_off = off + used;
+		*got = used;
+	}
+out:
+	pthread_mutex_unlock(&f->lock);
+	free(ss);
+	return err;
+}

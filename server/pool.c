@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pool.c - the worker threads that run requests.
+ *
+ * One queue for all connections. The pool starts with a few threads and
+ * grows (up to a cap) whenever a request is queued while every thread is
+ * busy, so requests that block (a fifo read, a lock wait) cannot starve
+ * the others.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "srv.h"
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_cond = PTHREAD_COND_INITIALIZER;
+static struct srv_req *q_head, *q_tail;
+static int n_threads, n_idle, max_threads, q_len;
+
+/* SIGUSR2 interrupts a worker's blocking system call; it does nothing else. */
+#define SRV_SIG_INTERRUPT SIGUSR2
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+}
+
+static void *worker_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct srv_req *req;
+
+		pthread_mutex_lock(&pool_lock);
+		while (!q_head) {
+			n_idle++;
+			pthread_cond_wait(&pool_cond, &pool_lock);
+			n_idle--;
+		}
+		req = q_head;
+		q_len--;
+		q_head = req->qnext;
+		if (!q_head)
+			q_tail = NULL;
+		pthread_mutex_unlock(&pool_lock);
+
+		if (srv_req_start(req))
+			srv_dispatch(req);
+	}
+	return NULL;
+}
+
+static int spawn_locked(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	err = pthread_create(&t, &attr, worker_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return -err;
+	n_threads++;
+	return 0;
+}
+
+int srv_pool_start(int nthreads, int maxthreads)
+{
+	struct sigaction sa;
+	int err = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;	/* no SA_RESTART: that is the point */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SRV_SIG_INTERRUPT, &sa, NULL);
+
+	pthread_mutex_lock(&pool_lock);
+	max_threads = maxthreads;
+	while (n_threads < nthreads && !err)
+		err = spawn_locked();
+	pthread_mutex_unlock(&pool_lock);
+	return err;
+}
+
+void srv_pool_submit(struct srv_req *req)
+{
+	pthread_mutex_lock(&pool_lock);
+	req->qnext = NULL;
+	if (q_tail)
+		q_tail->qnext = req;
+	else
+		q_head = req;
+	q_tail = req;
+	q_len++;
+	/* every idle thread may already be promised to an earlier request */
+	if (n_idle < q_len && n_threads < max_threads && spawn_locked() < 0)
+		fprintf(stderr, "v9fsd: cannot start a worker thread\n");
+	pthread_cond_signal(&pool_cond);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* Caller holds the connection lock and saw req RUNNING. */
+void srv_pool_interrupt(struct srv_req *req)
+{
+	pthread_kill(req->worker, SRV_SIG_INTERRUPT);
+}

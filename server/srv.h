@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * srv.h - v9fsd's internal interfaces: configuration, connections, requests,
+ * fids, the worker pool and the per-message handlers.
+ *
+ * Seams (one idea per file):
+ *   main.c     options, start-up, signals
+ *   listen.c   address parsing, listening sockets, the accept loop
+ *   conn.c     one connection: framing, request table, replies, Tflush, Tversion
+ *   pool.c     worker threads that run requests
+ *   fid.c      the per-connection fid table
+ *   confine.c  every path resolution, beneath the export root
+ *   user.c     attach names to uids, per-thread identity switching
+ *   stats.c    per-message-type counters (-S)
+ *   dispatch.c message type -> handler, error replies
+ *   ops.c      operations common to all dialects (attach, walk, read, write...)
+ *   ops_9p.c   9P2000 and 9P2000.u (open, create, stat, wstat, directory reads)
+ *   ops_l.c    9P2000.L
+ */
+#ifndef SRV_H
+#define SRV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include "v9p.h"
+
+#define SRV_DEFAULT_MSIZE	(1024 * 1024 + V9P_IOHDRSZ)
+#define SRV_MIN_MSIZE		512
+#define SRV_MAX_FIDS		4096	/* per connection */
+#define SRV_MAX_REQS		128	/* outstanding requests per connection */
+#define SRV_MAX_USER_GROUPS	64
+
+struct srv_config {
+	int root_fd;		/* O_PATH|O_DIRECTORY on the export root */
+	dev_t root_dev;
+	ino_t root_ino;
+	const char *export_path;
+	uint32_t msize;		/* largest msize we accept */
+	bool readonly;
+	int debug;		/* trace messages to stderr */
+	int max_conns;		/* 0: unlimited */
+	unsigned int max_fids;
+	unsigned int max_reqs;
+	bool as_root;		/* euid 0: act as each attached user */
+	bool have_map_user;	/* -u: unknown users become this one */
+	uid_t map_uid;
+	gid_t map_gid;
+	const char *stats_file;
+	bool proc_ok;		/* /proc/self/fd is usable for reopening */
+};
+
+extern struct srv_config srv_cfg;
+
+/* The identity a fid acts as (fixed at Tattach, inherited by walks). */
+struct srv_user {
+	int refs;
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[SRV_MAX_USER_GROUPS];
+	char name[64];
+};
+
+struct srv_xattr;
+
+/*
+ * A fid: a reference-counted handle on a file beneath the export root.
+ * pfd is an O_PATH descriptor that names the file itself (never followed
+ * if it is a symlink); path is its name relative to the root ("" for the
+ * root), used only to find the parent for remove/rename and to walk "..".
+ * ofd is the descriptor opened by Topen/Tlopen/Tcreate/Tlcreate, or -1.
+ */
+struct srv_fid {
+	uint32_t fid;
+	struct srv_fid *hnext;
+	int refs;			/* under the fid table lock */
+	pthread_mutex_t lock;		/* open state, directory position */
+	int pfd;
+	int ofd;
+	int oflags;			/* open(2) flags of ofd */
+	char *path;
+	uint8_t qtype;
+	mode_t ftype;			/* S_IFMT bits at walk time */
+	bool rclose;			/* ORCLOSE: remove at clunk */
+	bool clunked;
+	struct srv_user *user;
+	/* directory reads */
+	uint64_t dir_off;		/* 9P2000: next expected byte offset */
+	long dir_cookie;		/* position (d_off) to resume at */
+	uint8_t *dir_pend;		/* a stat record that did not fit */
+	uint32_t dir_pend_len;
+	/* xattr fids (.L) */
+	struct srv_xattr *xattr;
+};
+
+struct srv_fidtab {
+	pthread_mutex_t lock;
+	struct srv_fid **hash;
+	unsigned int nhash;
+	unsigned int count;
+};
+
+struct srv_conn;
+
+enum srv_req_state { SRV_REQ_QUEUED, SRV_REQ_RUNNING, SRV_REQ_DONE };
+
+struct srv_req {
+	struct srv_conn *conn;
+	struct srv_req *next;		/* conn's in-flight list, or free list */
+	struct srv_req *qnext;		/* worker queue */
+	struct srv_req *flushers;	/* Tflush requests waiting on this one */
+	struct srv_req *fnext;
+	enum srv_req_state state;
+	bool cancelled;			/* flushed before it ran: no reply */
+	pthread_t worker;
+	uint16_t tag;
+	uint8_t type;
+	uint32_t rxlen;
+	uint8_t *rx;			/* msize bytes: the request */
+	uint8_t *tx;			/* msize bytes: the reply */
+	uint32_t bufsize;
+	struct v9p_fcall in;		/* decoded view into rx */
+	struct v9p_fcall out;
+};
+
+struct srv_conn {
+	int rfd, wfd;
+	pthread_mutex_t lock;		/* reqs, nreqs, free list */
+	pthread_cond_t cond;		/* nreqs changed */
+	pthread_mutex_t wlock;		/* one reply at a time on wfd */
+	uint32_t msize;
+	enum v9p_dialect dialect;
+	bool versioned;
+	struct srv_req *reqs;
+	unsigned int nreqs;
+	struct srv_req *free_reqs;
+	unsigned int nfree;
+	struct srv_fidtab fids;
+	bool dead;			/* write failed: stop replying */
+	char peer[80];
+};
+
+/* conn.c */
+void srv_conn_serve(int rfd, int wfd, const char *peer);
+bool srv_req_start(struct srv_req *req);
+void srv_reply(struct srv_req *req, int len);
+void srv_reply_error(struct srv_req *req, int err);
+void srv_trace(struct srv_conn *c, const char *dir, const uint8_t *buf, uint32_t len);
+
+/* pool.c */
+int srv_pool_start(int nthreads, int max_threads);
+void srv_pool_submit(struct srv_req *req);
+void srv_pool_interrupt(struct srv_req *req);
+
+/* dispatch.c */
+void srv_dispatch(struct srv_req *req);
+
+/* fid.c */
+int srv_fidtab_init(struct srv_fidtab *t);
+void srv_fidtab_destroy(struct srv_fidtab *t);
+struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err);
+struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid);
+void srv_fid_put(struct srv_fid *f);
+int srv_fid_unhash(struct srv_conn *c, struct srv_fid *f);
+void srv_fid_clunk_all(struct srv_conn *c);
+void srv_fid_rename_paths(struct srv_conn *c, const char *from, const char *to);
+
+/* confine.c */
+int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode);
+int srv_open_parent(const char *path, const char **base);
+int srv_reopen(struct srv_fid *f, int flags);
+char *srv_path_join(const char *dir, const char *name);
+char *srv_path_parent(const char *path);
+int srv_check_name(const struct v9p_str *name, char *buf);
+int srv_proc_path(int fd, char *buf, size_t len);
+void srv_qid_from_stat(const struct stat *st, struct v9p_qid *q);
+int srv_is_root(const struct stat *st);
+
+/* user.c */
+struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, int *err);
+void srv_user_get(struct srv_user *u);
+void srv_user_put(struct srv_user *u);
+int srv_user_become(const struct srv_user *u);
+int srv_user_name(uid_t uid, char *buf, size_t len);
+int srv_group_name(gid_t gid, char *buf, size_t len);
+int srv_user_parse_map(const char *spec);
+
+/* stats.c */
+void srv_stats_count(uint8_t type);
+int srv_stats_write(const char *file);
+
+/* ops.c: handlers return 0 after replying, or a negative errno to reply with */
+int srv_op_attach(struct srv_req *req);
+int srv_op_auth(struct srv_req *req);
+int srv_op_walk(struct srv_req *req);
+int srv_op_read(struct srv_req *req);
+int srv_op_write(struct srv_req *req);
+int srv_op_clunk(struct srv_req *req);
+int srv_op_remove(struct srv_req *req);
+uint32_t srv_iounit(struct srv_conn *c);
+int srv_do_remove(struct srv_fid *f);
+int srv_fid_stat(struct srv_fid *f, struct stat *st);
+
+/* ops_9p.c */
+int srv_op_open(struct srv_req *req);
+int srv_op_create(struct srv_req *req);
+int srv_op_stat(struct srv_req *req);
+int srv_op_wstat(struct srv_req *req);
+int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
+		       uint32_t count, uint8_t *buf, uint32_t *got);
+
+/* ops_l.c */
+int srv_op_statfs(struct srv_req *req);
+int srv_op_lopen(struct srv_req *req);
+int srv_op_lcreate(struct srv_req *req);
+int srv_op_symlink(struct srv_req *req);
+int srv_op_mknod(struct srv_req *req);
+int srv_op_rename(struct srv_req *req);
+int srv_op_readlink(struct srv_req *req);
+int srv_op_getattr(struct srv_req *req);
+int srv_op_setattr(struct srv_req *req);
+int srv_op_xattrwalk(struct srv_req *req);
+int srv_op_xattrcreate(struct srv_req *req);
+int srv_op_readdir(struct srv_req *req);
+int srv_op_fsync(struct srv_req *req);
+int srv_op_lock(struct srv_req *req);
+int srv_op_getlock(struct srv_req *req);
+int srv_op_link(struct srv_req *req);
+int srv_op_mkdir(struct srv_req *req);
+int srv_op_renameat(struct srv_req *req);
+int srv_op_unlinkat(struct srv_req *req);
+int srv_xattr_read(struct srv_fid *f, uint64_t off, uint32_t count, uint8_t *buf);
+int srv_xattr_write(struct srv_fid *f, uint64_t off, uint32_t count, const uint8_t *data);
+int srv_xattr_clunk(struct srv_fid *f);
+void srv_xattr_free(struct srv_xattr *x);
+
+/* Pack req->out into req->tx and send it; returns 0 (for handlers). */
+int srv_reply_fcall(struct srv_req *req, uint8_t type);
+
+#endif /* SRV_H */

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * user.c - who a request acts as.
+ *
+ * When v9fsd runs as root it takes on the attached user's identity for each
+ * request: fsuid, fsgid and supplementary groups are per-thread on Linux
+ * (the raw syscalls are used because glibc's setgroups() changes every
+ * thread), so a worker switches only itself. Without root every request
+ * acts as the server's own user.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
+
+#include "srv.h"
+#include "passwd.h"
+
+static pthread_mutex_t user_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void fill_from_passwd(struct srv_user *u, const struct srv_pwent *pw)
+{
+	u->uid = pw->uid;
+	u->gid = pw->gid;
+	snprintf(u->name, sizeof(u->name), "%s", pw->name);
+	u->ngroups = srv_groups_of(pw->name, pw->gid, u->groups, SRV_MAX_USER_GROUPS);
+}
+
+static void lookup_uid(struct srv_user *u, uid_t uid)
+{
+	struct srv_pwent pw;
+
+	if (srv_pw_by_uid(uid, &pw) == 0) {
+		fill_from_passwd(u, &pw);
+		return;
+	}
+	/* a numeric id with no passwd entry is still a valid owner */
+	u->uid = uid;
+	u->gid = (gid_t)uid;
+	u->groups[0] = (gid_t)uid;
+	u->ngroups = 1;
+	snprintf(u->name, sizeof(u->name), "%u", (unsigned int)uid);
+}
+
+static int lookup_name(struct srv_user *u, const char *name)
+{
+	struct srv_pwent pw;
+
+	if (srv_pw_by_name(name, &pw) < 0)
+		return -ENOENT;
+	fill_from_passwd(u, &pw);
+	return 0;
+}
+
+static bool all_digits(const struct v9p_str *s)
+{
+	if (!s->len || s->len > 10)
+		return false;
+	for (uint16_t i = 0; i < s->len; i++)
+		if (s->s[i] < '0' || s->s[i] > '9')
+			return false;
+	return true;
+}
+
+/*
+ * The user for Tattach: a numeric n_uname (.u/.L) wins; then a name known
+ * to the passwd database; then a name made of digits; anything else (and an
+ * empty name) is the -u user, or refused. A server that is not root acts as
+ * itself whatever the client says.
+ */
+struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, int *err)
+{
+	struct srv_user *u = calloc(1, sizeof(*u));
+	char name[256];
+
+	if (!u) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	u->refs = 1;
+	if (!srv_cfg.as_root) {
+		u->uid = geteuid();
+		u->gid = getegid();
+		u->ngroups = 0;
+		snprintf(u->name, sizeof(u->name), "%.*s", uname->len, uname->s);
+		return u;
+	}
+	if (n_uname != V9P_NONUNAME) {
+		lookup_uid(u, (uid_t)n_uname);
+		return u;
+	}
+	if (uname->len && uname->len < sizeof(name)) {
+		memcpy(name, uname->s, uname->len);
+		name[uname->len] = '\0';
+		if (lookup_name(u, name) == 0)
+			return u;
+		if (all_digits(uname)) {
+			lookup_uid(u, (uid_t)strtoul(name, NULL, 10));
+			return u;
+		}
+	}
+	if (srv_cfg.have_map_user) {
+		lookup_uid(u, srv_cfg.map_uid);
+		u->gid = srv_cfg.map_gid;
+		return u;
+	}
+	free(u);
+	*err = -EPERM;
+	return NULL;
+}
+
+void srv_user_get(struct srv_user *u)
+{
+	pthread_mutex_lock(&user_lock);
+	u->refs++;
+	pthread_mutex_unlock(&user_lock);
+}
+
+void srv_user_put(struct srv_user *u)
+{
+	int last;
+
+	if (!u)
+		return;
+	pthread_mutex_lock(&user_lock);
+	last = --u->refs == 0;
+	pthread_mutex_unlock(&user_lock);
+	if (last)
+		free(u);
+}
+
+static __thread bool cur_valid;
+static __thread uid_t cur_uid;
+static __thread gid_t cur_gid;
+static __thread const struct srv_user *cur_user;
+
+/* Make the calling thread act as u for filesystem access. */
+int srv_user_become(const struct srv_user *u)
+{
+	if (!srv_cfg.as_root || !u)
+		return 0;
+	if (cur_valid && cur_user == u && cur_uid == u->uid && cur_gid == u->gid)
+		return 0;
+	/* groups and gid first: fsuid 0 keeps the capabilities this needs */
+	if (syscall(SYS_setgroups, (size_t)u->ngroups, u->groups) < 0)
+		return -errno;
+	setfsgid(u->gid);
+	setfsuid(u->uid);
+	if ((uid_t)setfsuid((uid_t)-1) != u->uid) {
+		cur_valid = false;
+		return -EPERM;
+	}
+	cur_valid = true;
+	cur_user = u;
+	cur_uid = u->uid;
+	cur_gid = u->gid;
+	return 0;
+}
+
+/* A small cache: 9P2000 stat carries names, one lookup per directory entry. */
+#define NAME_CACHE 64
+struct name_ent {
+	bool used;
+	bool group;
+	unsigned int id;
+	char name[32];
+};
+static struct name_ent name_cache[NAME_CACHE];
+static unsigned int name_next;
+
+static int cached_name(bool group, unsigned int id, char *buf, size_t len)
+{
+	struct srv_pwent pw;
+	bool found;
+	int ret = 0;
+
+	pthread_mutex_lock(&user_lock);
+	for (int i = 0; i < NAME_CACHE; i++) {
+		if (name_cache[i].used && name_cache[i].group == group &&
+		    name_cache[i].id == id) {
+			snprintf(buf, len, "%s", name_cache[i].name);
+			pthread_mutex_unlock(&user_lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&user_lock);
+
+	if (group) {
+		found = srv_gr_by_gid((gid_t)id, buf, len) == 0;
+	} else {
+		found = srv_pw_by_uid((uid_t)id, &pw) == 0;
+		if (found)
+			snprintf(buf, len, "%s", pw.name);
+	}
+	if (!found)
+		snprintf(buf, len, "%u", id);
+
+	pthread_mutex_lock(&user_lock);
+	{
+		struct name_ent *e = &name_cache[name_next++ % NAME_CACHE];
+
+		e->used = true;
+		e->group = group;
+		e->id = id;
+		snprintf(e->name, sizeof(e->name), "%s", buf);
+	}
+	pthread_mutex_unlock(&user_lock);
+	return ret;
+}
+
+int srv_user_name(uid_t uid, char *buf, size_t len)
+{
+	return cached_name(false, (unsigned int)uid, buf, len);
+}
+
+int srv_group_name(gid_t gid, char *buf, size_t len)
+{
+	return cached_name(true, (unsigned int)gid, buf, len);
+}
+
+/* -u USER: a name or a number; sets map_uid/map_gid. */
+int srv_user_parse_map(const char *spec)
+{
+	struct srv_user u;
+	char *end;
+	unsigned long n;
+
+	memset(&u, 0, sizeof(u));
+	if (lookup_name(&u, spec) == 0)
+		goto found;
+	n = strtoul(spec, &end, 10);
+	if (*spec && !*end) {
+		lookup_uid(&u, (uid_t)n);
+		goto found;
+	}
+	return -ENOENT;
+found:
+	srv_cfg.have_map_user = true;
+	srv_cfg.map_uid = u.uid;
+	srv_cfg.map_gid = u.gid;
+	return 0;
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xattr.c - 9P2000.L extended attributes.
+ *
+ * Txattrwalk makes a new fid holding the attribute's value (or the list of
+ * names for an empty name) that the client reads with Tread. Txattrcreate
+ * turns a fid into a buffer that Twrite fills and Tclunk commits; a
+ * zero-length value means "remove", as Linux's client uses it.
+ * Attributes are read and set through the fid's own inode (/proc/self/fd),
+ * never by name.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include "srv.h"
+#include "ops.h"
+
+#define SRV_XATTR_MAX	65536	/* Linux's XATTR_SIZE_MAX and XATTR_LIST_MAX */
+
+struct srv_xattr {
+	bool create;
+	int flags;
+	char name[XATTR_NAME_MAX + 1];
+	uint8_t *buf;
+	size_t size;		/* value size */
+	size_t len;		/* bytes written so far (create) */
+};
+
+void srv_xattr_free(struct srv_xattr *x)
+{
+	free(x->buf);
+	free(x);
+}
+
+static int xattr_path(struct srv_fid *f, char *p, size_t len)
+{
+	if (S_ISLNK(f->ftype) || !srv_cfg.proc_ok)
+		return -EOPNOTSUPP;
+	return srv_proc_path(f->ofd >= 0 ? f->ofd : f->pfd, p, len);
+}
+
+static int copy_name(const struct v9p_str *s, char *buf)
+{
+	if (s->len > XATTR_NAME_MAX)
+		return -ERANGE;
+	memcpy(buf, s->s, s->len);
+	buf[s->len] = '\0';
+	return 0;
+}
+
+int srv_op_xattrwalk(struct srv_req *req)
+{
+	struct v9p_txattrwalk *t = &req->in.txattrwalk;
+	struct srv_fid *f, *nf = NULL;
+	struct srv_xattr *x;
+	char p[64];
+	ssize_t n;
+	int err, pfd;
+
+	err = srv_get_fid(req, t->fid, &f);
+	if (err < 0)
+		return err;
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = copy_name(&t->name, x->name);
+	if (err < 0)
+		goto out;
+	err = xattr_path(f, p, sizeof(p));
+	if (err < 0)
+		goto out;
+	/* size, then value; retry if it grew in between */
+	for (int tries = 0; tries < 3; tries++) {
+		n = x->name[0] ? getxattr(p, x->name, NULL, 0) : listxattr(p, NULL, 0);
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (n > SRV_XATTR_MAX) {
+			err = -E2BIG;
+			goto out;
+		}
+		free(x->buf);
+		x->buf = malloc(n ? (size_t)n : 1);
+		if (!x->buf) {
+			err = -ENOMEM;
+			goto out;
+		}
+		n = x->name[0] ? getxattr(p, x->name, x->buf, (size_t)n) :
+				 listxattr(p, (char *)x->buf, (size_t)n);
+		if (n >= 0 || errno != ERANGE)
+			break;
+	}
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	x->size = (size_t)n;
+
+	nf = srv_fid_new(req->conn, t->newfid, &err);
+	if (!nf)
+		goto out;
+	pfd = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0);
+	if (pfd < 0) {
+		err = -errno;
+		srv_fid_unhash(req->conn, nf);
+		goto out;
+	}
+	{
+		struct v9p_qid q;
+
+		err = srv_fid_set(nf, pfd, strdup(f->path), f->user, &q);
+	}
+	if (err < 0) {
+		srv_fid_unhash(req->conn, nf);
+		goto out;
+	}
+	nf->xattr = x;
+	x = NULL;
+	req->out.rxattrwalk.size = (uint64_t)n;
+	err = srv_reply_fcall(req, V9P_RXATTRWALK);
+out:
+	if (x)
+		srv_xattr_free(x);
+	srv_fid_put(nf);
+	srv_fid_put(f);
+	return err;
+}
+
+int srv_op_xattrcreate(struct srv_req *req)
+{
+	struct v9p_txattrcreate *t = &req->in.txattrcreate;
+	struct srv_xattr *x;
+	struct srv_fid *f;
+	int err;
+
+	if (t->attr_size > SRV_XATTR_MAX)
+		return -E2BIG;
+	if (t->flags & ~(uint32_t)(XATTR_CREATE | XATTR_REPLACE))
+		return -EINVAL;
+	err = srv_get_fid(req, t->fid, &f);
+	if (err < 0)
+		return err;
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		err = -ENOMEM;
+		goto out;
+	}
+	x->create = true;
+	x->flags = (int)t->flags;
+	x->size = (size_t)t->attr_size;
+	err = copy_name(&t->name, x->name);
+	if (err == 0 && !x->name[0])
+		err = -EINVAL;
+	if (err == 0 && !(x->buf = malloc(x->size ? x->size : 1)))
+		err = -ENOMEM;
+	if (err < 0) {
+		srv_xattr_free(x);
+		goto out;
+	}
+	pthread_mutex_lock(&f->lock);
+	if (f->ofd >= 0 || f->xattr) {
+		pthread_mutex_unlock(&f->lock);
+		srv_xattr_free(x);
+		err = -EBUSY;
+		goto out;
+	}
+	f->xattr = x;
+	pthread_mutex_unlock(&f->lock);
+	err = srv_reply_fcall(req, V9P_RXATTRCREATE);
+out:
+	srv_fid_put(f);
+	return err;
+}
+
+int srv_xattr_read(struct srv_fid *f, uint64_t off, uint32_t count, uint8_t *buf)
+{
+	struct srv_xattr *x = f->xattr;
+
+	if (x->create)
+		return -EBADF;
+	if (off >= x->size)
+		return 0;
+	if (count > x->size - off)
+		count = (uint32_t)(x->size - off);
+	memcpy(buf, x->buf + off, count);
+	return (int)count;
+}
+
+int srv_xattr_write(struct srv_fid *f, uint64_t off, uint32_t count, const uint8_t *data)
+{
+	struct srv_xattr *x = f->xattr;
+	int err = 0;
+
+	pthread_mutex_lock(&f->lock);
+	if (!x->create)
+		err = -EBADF;
+	else if (off > x->size || count > x->size - off)
+		err = -ENOSPC;
+	else {
+		memcpy(x->buf + off, data, count);
+		if (off + count > x->len)
+			x->len = (size_t)(off + count);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return err;
+}
+
+/* Commit a Txattrcreate at clunk; called with the fid's user in effect. */
+int srv_xattr_clunk(struct srv_fid *f)
+{
+	struct srv_xattr *x = f->xattr;
+	char p[64];
+	int err;
+
+	if (!x->create)
+		return 0;
+	err = xattr_path(f, p, sizeof(p));
+	if (err < 0)
+		return err;
+	if (x->len != x->size)
+		return -EINVAL;
+	if (x->size == 0)
+		err = removexattr(p, x->name);
+	else
+		err = setxattr(p, x->name, x->buf, x->size, x->flags);
+	return err < 0 ? -errno : 0;
+}
