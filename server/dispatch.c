@@ -68,12 +68,19 @@ static bool modifies(uint8_t type)
 	}
 }
 
+/* .L replaces these with Tlopen/Tlcreate/Tgetattr/Tsetattr. */
+static bool legacy_only(uint8_t type)
+{
+	return type == V9P_TOPEN || type == V9P_TCREATE || type == V9P_TSTAT ||
+	       type == V9P_TWSTAT;
+}
+
 void srv_dispatch(struct srv_req *req)
 {
 	srv_handler h = handlers[req->type];
 	int err;
 
-	if (!h)
+	if (!h || (req->conn->dialect == V9P_9P2000L && legacy_only(req->type)))
 		err = -EOPNOTSUPP;
 	else if (srv_cfg.readonly && modifies(req->type))
 		err = -EROFS;

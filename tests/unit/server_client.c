@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * server_client.c - the test client behind server_client.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "server_client.h"
+
+#ifndef V9FSD_BIN
+#define V9FSD_BIN "build/bin/v9fsd"
+#endif
+
+char *tc_tmpdir(void)
+{
+	char tmpl[] = "/tmp/v9fsd-test.XXXXXX";
+	char *d = mkdtemp(tmpl);
+
+	if (!d)
+		return NULL;
+	chmod(d, 0755);
+	return strdup(d);
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(p);
+	else
+		unlink(p);
+	return 0;
+}
+
+void tc_rmtree(const char *dir)
+{
+	if (dir && !strncmp(dir, "/tmp/v9fsd-test.", 16))
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int tc_start(struct tc *c, const char *export, const char *const *extra)
+{
+	const char *argv[32];
+	int sv[2], n = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->tbuf = malloc(TC_BUFSZ);
+	c->rbuf = malloc(TC_BUFSZ);
+	if (!c->tbuf || !c->rbuf)
+		return -ENOMEM;
+	c->msize = 8192;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	argv[n++] = "v9fsd";
+	argv[n++] = "-s";
+	argv[n++] = "-e";
+	argv[n++] = export;
+	while (extra && *extra && n < 30)
+		argv[n++] = *extra++;
+	argv[n] = NULL;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -errno;
+	if (c->pid == 0) {
+		dup2(sv[1], 0);
+		dup2(sv[1], 1);
+		execv(V9FSD_BIN, (char *const *)argv);
+		perror("exec v9fsd");
+		_exit(127);
+	}
+	close(sv[1]);
+	c->fd = sv[0];
+	return 0;
+}
+
+int tc_stop(struct tc *c)
+{
+	int status = -1, i;
+
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	/* v9fsd exits when its connection ends; give it 5 s */
+	for (i = 0; i < 500; i++) {
+		pid_t p = waitpid(c->pid, &status, WNOHANG);
+
+		if (p == c->pid)
+			break;
+		usleep(10000);
+	}
+	if (i == 500) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, &status, 0);
+		status = -1;
+	}
+	free(c->tbuf);
+	free(c->rbuf);
+	c->tbuf = c->rbuf = NULL;
+	if (status == -1)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int tc_send_raw(struct tc *c, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(c->fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_full(int fd, uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n == 0)
+			return -EPIPE;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int tc_recv(struct tc *c, struct v9p_fcall *r)
+{
+	uint32_t size;
+	int err;
+
+	err = read_full(c->fd, c->rbuf, 4);
+	if (err < 0)
+		return err;
+	size = (uint32_t)c->rbuf[0] | (uint32_t)c->rbuf[1] << 8 |
+	       (uint32_t)c->rbuf[2] << 16 | (uint32_t)c->rbuf[3] << 24;
+	if (size < V9P_HDRSZ || size > TC_BUFSZ)
+		return -EPROTO;
+	err = read_full(c->fd, c->rbuf + 4, size - 4);
+	if (err < 0)
+		return err;
+	return v9p_unpack(c->rbuf, size, c->d, 0, r);
+}
+
+int tc_send(struct tc *c, struct v9p_fcall *t)
+{
+	int len = v9p_pack(t, c->d, c->tbuf, TC_BUFSZ);
+
+	if (len < 0)
+		return len;
+	return tc_send_raw(c, c->tbuf, (size_t)len);
+}
+
+int tc_rpc(struct tc *c, struct v9p_fcall *t)
+{
+	int err;
+
+	if (t->type != V9P_TVERSION) {
+		c->tag = (uint16_t)((c->tag + 1) % 0xfff0);
+		t->tag = c->tag;
+	}
+	err = tc_send(c, t);
+	if (err < 0)
+		return err;
+	err = tc_recv(c, &c->r);
+	if (err < 0)
+		return err;
+	if (c->r.tag != t->tag)
+		return -EPROTO;
+	if (c->r.type == V9P_RLERROR)
+		return -(int)c->r.rlerror.ecode;
+	if (c->r.type == V9P_RERROR) {
+		if (c->r.rerror.errcode)
+			return -(int)c->r.rerror.errcode;
+		return -v9p_errstr_to_errno(c->r.rerror.ename.s, c->r.rerror.ename.len);
+	}
+	if (c->r.type != t->type + 1)
+		return -EPROTO;
+	return 0;
+}
+
+int tc_version(struct tc *c, const char *version, uint32_t msize)
+{
+	struct v9p_fcall t;
+	int err, d;
+
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TVERSION;
+	t.tag = V9P_NOTAG;
+	t.tversion.msize = msize;
+	v9p_str_set(&t.tversion.version, version);
+	err = tc_rpc(c, &t);
+	if (err < 0)
+		return err;
+	d = v9p_dialect_parse(&c->r.rversion.version);
+	if (d < 0)
+		return -EPROTONOSUPPORT;
+	c->d = (enum v9p_dialect)d;
+	c->msize = c->r.rversion.msize;
+	return 0;
+}
+
+int tc_attach(struct tc *c, uint32_t fid, const char *uname, uint32_t n_uname)
+{
+	struct v9p_fcall t;
+
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TATTACH;
+	t.tattach.fid = fid;
+	t.tattach.afid = V9P_NOFID;
+	v9p_str_set(&t.tattach.uname, uname);
+	v9p_str_set(&t.tattach.aname, "");
+	t.tattach.n_uname = n_uname;
+	return tc_rpc(c, &t);
+}
+
+/* Walk a '/'-separated path (up to 16 elements, "" clones). */
+int tc_walk(struct tc *c, uint32_t fid, uint32_t newfid, const char *path)
+{
+	static char copy[4096];
+	struct v9p_fcall t;
+	char *save = NULL, *tok;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TWALK;
+	t.twalk.fid = fid;
+	t.twalk.newfid = newfid;
+	snprintf(copy, sizeof(copy), "%s", path);
+	for (tok = strtok_r(copy, "/", &save); tok && t.twalk.nwname < V9P_MAXWELEM;
+	     tok = strtok_r(NULL, "/", &save))
+		v9p_str_set(&t.twalk.wname[t.twalk.nwname++], tok);
+	err = tc_rpc(c, &t);
+	if (err < 0)
+		return err;
+	if (c->r.rwalk.nwqid != t.twalk.nwname)
+		return -ENOENT;	/* partial walk */
+	return 0;
+}
+
+int tc_clunk(struct tc *c, uint32_t fid)
+{
+	struct v9p_fcall t;
+
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TCLUNK;
+	t.tclunk.fid = fid;
+	return tc_rpc(c, &t);
+}
+
+int tc_open(struct tc *c, uint32_t fid, uint32_t mode)
+{
+	struct v9p_fcall t;
+
+	memset(&t, 0, sizeof(t));
+	if (c->d == V9P_9P2000L) {
+		t.type = V9P_TLOPEN;
+		t.tlopen.fid = fid;
+		t.tlopen.flags = mode;
+	} else {
+		t.type = V9P_TOPEN;
+		t.topen.fid = fid;
+		t.topen.mode = (uint8_t)mode;
+	}
+	return tc_rpc(c, &t);
+}
+
+int tc_create(struct tc *c, uint32_t fid, const char *name, uint32_t perm, uint32_t mode)
+{
+	struct v9p_fcall t;
+
+	memset(&t, 0, sizeof(t));
+	if (c->d == V9P_9P2000L) {
+		t.type = V9P_TLCREATE;
+		t.tlcreate.fid = fid;
+		v9p_str_set(&t.tlcreate.name, name);
+		t.tlcreate.flags = mode;
+		t.tlcreate.mode = perm;
+		t.tlcreate.gid = V9P_NONUNAME;
+	} else {
+		t.type = V9P_TCREATE;
+		t.tcreate.fid = fid;
+		v9p_str_set(&t.tcreate.name, name);
+		t.tcreate.perm = perm;
+		t.tcreate.mode = (uint8_t)mode;
+		v9p_str_set(&t.tcreate.extension, "");
+	}
+	return tc_rpc(c, &t);
+}
+
+int tc_write(struct tc *c, uint32_t fid, uint64_t off, const void *buf, uint32_t n)
+{
+	struct v9p_fcall t;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TWRITE;
+	t.twrite.fid = fid;
+	t.twrite.offset = off;
+	t.twrite.count = n;
+	t.twrite.data = buf;
+	err = tc_rpc(c, &t);
+	return err < 0 ? err : (int)c->r.rwrite.count;
+}
+
+int tc_read(struct tc *c, uint32_t fid, uint64_t off, void *buf, uint32_t n)
+{
+	struct v9p_fcall t;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TREAD;
+	t.tread.fid = fid;
+	t.tread.offset = off;
+	t.tread.count = n;
+	err = tc_rpc(c, &t);
+	if (err < 0)
+		return err;
+	if (c->r.rread.count > n)
+		return -EPROTO;
+	memcpy(buf, c->r.rread.data, c->r.rread.count);
+	return (int)c->r.rread.count;
+}
+
+int tc_setup(struct tc *c, const char *export, const char *version,
+	     const char *const *extra)
+{
+	int err = tc_start(c, export, extra);
+
+	if (err < 0)
+		return err;
+	err = tc_version(c, version, 65536);
+	if (err < 0)
+		return err;
+	return tc_attach(c, 0, "root", c->d == V9P_9P2000 ? V9P_NONUNAME : 0);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * server_client.h - a minimal synchronous 9P client for the v9fsd host
+ * tests: it starts `v9fsd -s` on one end of a socketpair and speaks to it
+ * through proto/.
+ */
+#ifndef SERVER_CLIENT_H
+#define SERVER_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "v9p.h"
+
+#define TC_BUFSZ (1024 * 1024 + 64)
+
+struct tc {
+	int fd;
+	pid_t pid;
+	uint32_t msize;
+	enum v9p_dialect d;
+	uint16_t tag;
+	uint8_t *tbuf;
+	uint8_t *rbuf;
+	struct v9p_fcall r;	/* last reply, views into rbuf */
+};
+
+/* A fresh temporary directory (mkdtemp); caller frees the string. */
+char *tc_tmpdir(void);
+void tc_rmtree(const char *dir);
+
+/* Start v9fsd -s -e export [extra args, NULL-terminated]. */
+int tc_start(struct tc *c, const char *export, const char *const *extra);
+/* Close the connection and reap v9fsd; returns its exit status or -1. */
+int tc_stop(struct tc *c);
+
+/* Raw bytes in and out. */
+int tc_send_raw(struct tc *c, const void *buf, size_t len);
+int tc_recv(struct tc *c, struct v9p_fcall *r);	/* one reply into c->rbuf */
+int tc_send(struct tc *c, struct v9p_fcall *t);		/* packs with t->tag */
+
+/*
+ * Send t (a fresh tag) and wait for its reply in c->r. Returns 0 for the
+ * expected R-type, the negative errno of an Rerror/Rlerror, or -EPROTO.
+ */
+int tc_rpc(struct tc *c, struct v9p_fcall *t);
+
+/* Common sequences; all return 0 or a negative errno. */
+int tc_version(struct tc *c, const char *version, uint32_t msize);
+int tc_attach(struct tc *c, uint32_t fid, const char *uname, uint32_t n_uname);
+int tc_walk(struct tc *c, uint32_t fid, uint32_t newfid, const char *path);
+int tc_clunk(struct tc *c, uint32_t fid);
+int tc_open(struct tc *c, uint32_t fid, uint32_t mode);	/* Topen or Tlopen */
+int tc_create(struct tc *c, uint32_t fid, const char *name, uint32_t perm,
+	      uint32_t mode);	/* Tcreate or Tlcreate (perm=mode bits) */
+int tc_write(struct tc *c, uint32_t fid, uint64_t off, const void *buf, uint32_t n);
+int tc_read(struct tc *c, uint32_t fid, uint64_t off, void *buf, uint32_t n);
+int tc_setup(struct tc *c, const char *export, const char *version,
+	     const char *const *extra);	/* start + version + attach fid 0 as root */
+
+#endif /* SERVER_CLIENT_H */
