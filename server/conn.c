@@ -317,11 +317,13 @@ static void handle_message(struct srv_conn *c, struct srv_req *req)
 	req->tag = h.tag;
 	req->type = h.type;
 
-	err = v9p_unpack(req->rx, req->rxlen, c->dialect, c->msize, &req->in);
+	if (!v9p_type_valid(req->type, c->dialect) && req->type != V9P_TVERSION)
+		err = -EOPNOTSUPP;	/* not a message of this dialect */
+	else
+		err = v9p_unpack(req->rx, req->rxlen, c->dialect, c->msize, &req->in);
 	if (err < 0) {
-		/* a message of another dialect decodes as -EINVAL */
 		req->state = SRV_REQ_RUNNING;
-		srv_reply_error(req, err == -EINVAL ? EOPNOTSUPP : EPROTO);
+		srv_reply_error(req, err == -EOPNOTSUPP ? EOPNOTSUPP : EPROTO);
 		return;
 	}
 	if (req->type == V9P_TVERSION) {
