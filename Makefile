@@ -38,3 +38,10 @@ unit: $(UNIT_TESTS)
 
 clean:
 	rm -rf $(BUILD)
+
+check: setup
+	@$(MAKE) --no-print-directory all $(FUZZ_TARGETS) $(GUEST_IMAGES)
+	@tests/check.sh
+
+fuzz: $(FUZZ_TARGETS)
+	@tests/fuzz/run.sh $${FUZZ_SECONDS:-120}

@@ -1,0 +1,11 @@
+# Kernel module: one 9p2000.ko per kernel series, and its lint.
+MODULE_INPUTS := $(wildcard module/*.c module/*.h) module/Kbuild $(PROTO_SRCS) $(PROTO_HDRS)
+
+module: $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko)
+
+$(BUILD)/%/9p2000.ko: $(MODULE_INPUTS) tests/vm/build-module.sh
+	tests/vm/build-module.sh $*
+
+# checkpatch (from Debian's linux-source-6.1) and sparse over module/ and proto/.
+lint:
+	@tests/vm/lint.sh $(KERNELS)

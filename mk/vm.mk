@@ -1,0 +1,31 @@
+# Guest images and runs. The userland archive is shared by every kernel; each
+# kernel adds one small archive with its modules.
+GUEST_INPUTS := tests/vm/init tests/vm/initramfs.sh $(shell find tests/guest tests/vm/selftest bench -type f 2>/dev/null)
+
+$(BUILD)/guest/base.cpio.gz: $(GUEST_PROGS) $(GUEST_INPUTS)
+	@mkdir -p $(@D)
+	tests/vm/initramfs.sh base $@
+
+$(BUILD)/%/modules.cpio.gz: $(BUILD)/%/9p2000.ko tests/vm/initramfs.sh
+	tests/vm/initramfs.sh modules $* $@
+
+GUEST_IMAGES = $(BUILD)/guest/base.cpio.gz $(foreach k,$(KERNELS),$(BUILD)/$(k)/modules.cpio.gz)
+
+# make guest [KERNELS=6.1] [SUITES=50-posix,60-faults]: one boot per kernel.
+guest: $(GUEST_IMAGES)
+	@tests/vm/guest-all.sh
+
+# make run [CMD='...'] [SCRIPT=file] [HOSTPROGS='fio ...'] [KERNEL=6.12]
+KERNEL ?= $(firstword $(KERNELS))
+run: setup
+	@$(MAKE) --no-print-directory KERNELS=$(KERNEL) $(BUILD)/guest/base.cpio.gz $(BUILD)/$(KERNEL)/modules.cpio.gz
+	@tests/vm/run.sh $(KERNEL)
+
+# make bench [KERNEL=6.1]: side-by-side figures, one boot.
+bench: setup
+	@$(MAKE) --no-print-directory KERNELS=$(KERNEL) $(BUILD)/guest/base.cpio.gz $(BUILD)/$(KERNEL)/modules.cpio.gz
+	@V9FS_MODE=bench V9FS_TIMEOUT=3000 tests/vm/run-guest.sh $(KERNEL)
+
+# Proof that the harness fails on a failing test, a panic and a hang.
+selftest: $(BUILD)/guest/base.cpio.gz $(BUILD)/$(firstword $(KERNELS))/modules.cpio.gz
+	@tests/vm/selftest.sh $(firstword $(KERNELS))

@@ -1,0 +1,110 @@
+# lib.sh: helpers for guest suites (busybox sh). Source it: . /v9fs/tests/lib.sh
+# A suite prints TAP lines: "ok - text", "not ok - text", "# text"; the runner
+# numbers them. Clients: "9P" is ours (9p2000.ko), "9p" the in-tree reference.
+
+V9FS_KO=/v9fs/9p2000.ko
+V9FSD=/v9fs/bin/v9fsd
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+skip() { echo "ok - $1 # SKIP ${2:-}"; }
+diag() { echo "# $*"; }
+
+# check TEXT CMD...: one TAP line from a command's exit status; output is kept
+# as diagnostics when it fails.
+check() {
+	_text=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		ok "$_text"
+	else
+		not_ok "$_text (exit $?)"
+		printf '%s\n' "$_out" | tail -n 20 | sed 's/^/#   /'
+	fi
+}
+
+# load_client 9P|9p: make the filesystem type available; 0 on success.
+load_client() {
+	case $1 in
+	9P)
+		grep -qw 9P /proc/filesystems && return 0
+		insmod "$V9FS_KO" ;;
+	9p)
+		grep -qw 9p /proc/filesystems || modprobe 9p || return 1
+		modprobe 9pnet_fd ;;
+	*) return 2 ;;
+	esac
+}
+
+# unload_client 9P|9p
+unload_client() {
+	case $1 in
+	9P) rmmod 9p2000 ;;
+	9p) rmmod 9p && rmmod 9pnet_fd && rmmod 9pnet ;;
+	esac
+}
+
+# v9fsd_start DIR PORT [ARGS...]: serve DIR on tcp 127.0.0.1:PORT and on the unix
+# socket /tmp/v9fsd.PORT.sock; counters go to /tmp/v9fsd.PORT.stats.
+# Sets V9FSD_PID; returns non-zero if the server does not listen within 5 s.
+v9fsd_start() {
+	_dir=$1 _port=$2
+	shift 2
+	rm -f "/tmp/v9fsd.$_port.sock"
+	"$V9FSD" -f -e "$_dir" -l "tcp:127.0.0.1:$_port" -l "unix:/tmp/v9fsd.$_port.sock" \
+		-S "/tmp/v9fsd.$_port.stats" "$@" > "/tmp/v9fsd.$_port.log" 2>&1 &
+	V9FSD_PID=$!
+	_i=0
+	while [ $_i -lt 50 ]; do
+		[ -S "/tmp/v9fsd.$_port.sock" ] && return 0
+		kill -0 $V9FSD_PID 2> /dev/null || break
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	diag "v9fsd did not start:"
+	sed 's/^/#   /' "/tmp/v9fsd.$_port.log"
+	return 1
+}
+
+# v9fsd_stop: stop the server started by v9fsd_start and wait for it.
+v9fsd_stop() {
+	[ -n "${V9FSD_PID:-}" ] || return 0
+	kill $V9FSD_PID 2> /dev/null
+	wait $V9FSD_PID 2> /dev/null
+	V9FSD_PID=
+}
+
+# mount_9p CLIENT TRANS DIALECT PORT MNT [EXTRA_OPTS]: mount the server of
+# v9fsd_start PORT with CLIENT (9P or 9p) over TRANS (tcp, unix or fd) speaking
+# DIALECT (9p2000, 9p2000.u, 9p2000.L). For fd, a private `v9fsd -s` serves the
+# export $V9FS_FD_EXPORT (default /export) over two FIFOs.
+mount_9p() {
+	_c=$1 _t=$2 _d=$3 _p=$4 _m=$5 _x=${6:+,$6}
+	mkdir -p "$_m"
+	case $_c in
+	9P) _proto=proto _cache= ;;
+	9p) _proto=trans _cache=,cache=none ;;
+	esac
+	case $_t in
+	tcp)
+		timeout 30 mount -t "$_c" -o "$_proto=tcp,port=$_p,version=$_d$_cache$_x" \
+			127.0.0.1 "$_m" ;;
+	unix)
+		timeout 30 mount -t "$_c" -o "$_proto=unix,version=$_d$_cache$_x" \
+			"/tmp/v9fsd.$_p.sock" "$_m" ;;
+	fd)
+		_f=/tmp/fd.$$.$_p
+		rm -f "$_f.c2s" "$_f.s2c"
+		mkfifo "$_f.c2s" "$_f.s2c"
+		"$V9FSD" -s -e "${V9FS_FD_EXPORT:-/export}" < "$_f.c2s" > "$_f.s2c" \
+			2> "$_f.log" &
+		# O_RDWR opens of a FIFO never block, so neither side waits for the other.
+		timeout 30 mount -t "$_c" -o "trans=fd,rfdno=3,wfdno=4,version=$_d$_cache$_x" \
+			none "$_m" 3<> "$_f.s2c" 4<> "$_f.c2s" ;;
+	esac
+}
+
+# umount_9p MNT: unmount, forcing it if a plain umount fails.
+umount_9p() {
+	timeout 30 umount "$1" 2> /dev/null || timeout 30 umount -f "$1"
+}

@@ -1,0 +1,24 @@
+#!/bin/bash
+# build-module.sh SERIES [KBUILD ARGS...]: build 9p2000.ko for one kernel series in
+# build/SERIES/src, a tree of symlinks to module/ and proto/, so that the objects of
+# the two kernels never mix; copy the result to build/SERIES/9p2000.ko.
+set -euo pipefail
+series=${1:?usage: build-module.sh SERIES [args]}
+shift
+top=$(cd "$(dirname "$0")/../.." && pwd)
+eval "$("$top/tests/vm/kernel.sh" "$series")"
+
+tree=${V9FS_TREE:-$top/build/$series/src}
+mkdir -p "$tree"
+# Mirror the sources as symlinks; drop links whose source is gone.
+find "$tree" -xtype l -delete
+for d in module proto; do
+	mkdir -p "$tree/$d"
+	for f in "$top/$d"/*.[ch] "$top/$d"/Kbuild; do
+		[ -e "$f" ] && ln -sfn "$f" "$tree/$d/$(basename "$f")"
+	done
+done
+ln -sfn "$top/module/Kbuild" "$tree/Kbuild"
+
+make -s -C "$KDIR" M="$tree" W=1 "$@" modules
+[ -n "${V9FS_TREE:-}" ] || cp "$tree/9p2000.ko" "$top/build/$series/9p2000.ko"

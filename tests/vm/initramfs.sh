@@ -1,0 +1,92 @@
+#!/bin/bash
+# initramfs.sh base OUT: the guest userland shared by every kernel: busybox, /init,
+#   /v9fs/bin (GUEST_PROGS), /v9fs/tests (tests/guest), /v9fs/bench, diod and any
+#   HOSTPROGS, each with the shared libraries ldd lists.
+# initramfs.sh modules SERIES OUT: what is particular to one kernel: 9p2000.ko and the
+#   in-tree 9p modules with their dependencies.
+# The kernel unpacks concatenated cpio archives, so initrd = base + modules [+ extra].
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+what=${1:?usage: initramfs.sh base OUT | modules SERIES OUT | extra OUT PROG...}
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage"
+
+pack() { # pack OUT: write the staging tree as a gzip'd newc cpio
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
+		gzip -1 > "$1.tmp"
+	mv "$1.tmp" "$1"
+}
+
+copy_prog() { # copy_prog PATH: a host program and the libraries it links
+	local prog=$1 lib
+	install -D -m 755 "$prog" "$stage/usr/bin/$(basename "$prog")"
+	for lib in $(ldd "$prog" 2>/dev/null | grep -o '/[^ ]*'); do
+		[ -e "$stage$lib" ] || install -D -m 755 "$lib" "$stage$lib"
+	done
+}
+
+case $what in
+base)
+	out=${2:?}
+	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,mnt,etc,root,export,v9fs/bin}
+	cp /bin/busybox "$stage/bin/busybox"
+	for app in $(/bin/busybox --list-full); do
+		[ "$(basename "$app")" = busybox ] && continue
+		[ -e "$stage/$app" ] || ln -s /bin/busybox "$stage/$app"
+	done
+	install -m 755 "$top/tests/vm/init" "$stage/init"
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' \
+		> "$stage/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage/etc/group"
+	printf '127.0.0.1 localhost\n::1 localhost\n' > "$stage/etc/hosts"
+	printf 'passwd: files\ngroup: files\nhosts: files\n' > "$stage/etc/nsswitch.conf"
+	[ -d "$top/build/guest/bin" ] && cp -a "$top/build/guest/bin/." "$stage/v9fs/bin/"
+	cp -a "$top/tests/guest" "$stage/v9fs/tests"
+	cp -a "$top/tests/vm/selftest" "$stage/v9fs/selftest"
+	[ -d "$top/bench" ] && cp -a "$top/bench" "$stage/v9fs/bench"
+	command -v diod > /dev/null && copy_prog "$(command -v diod)"
+	pack "$out"
+	;;
+modules)
+	series=${2:?} out=${3:?}
+	eval "$("$top/tests/vm/kernel.sh" "$series")"
+	moddir=lib/modules/$ABI
+	mkdir -p "$stage/$moddir"
+	# The in-tree client and its transports, closed over modules.dep.
+	want="kernel/fs/9p/9p.ko kernel/net/9p/9pnet_fd.ko kernel/net/9p/9pnet_virtio.ko"
+	want="$want kernel/drivers/virtio/virtio_pci.ko kernel/drivers/char/virtio_console.ko"
+	dep=$MODROOT/$moddir/modules.dep
+	for m in $want; do
+		awk -v m="$m" '{ k = $1; sub(/:$/, "", k); sub(/\.xz$/, "", k)
+			if (k == m) { for (i = 1; i <= NF; i++) { f = $i; sub(/:$/, "", f); print f } } }' "$dep"
+	done | sort -u | while read -r f; do
+		install -D -m 644 "$MODROOT/$moddir/$f" "$stage/$moddir/$f"
+	done
+	cp "$MODROOT/$moddir"/modules.builtin* "$MODROOT/$moddir/modules.order" "$stage/$moddir/"
+	depmod -b "$stage" "$ABI"
+	install -D -m 644 "$top/build/$series/9p2000.ko" "$stage/v9fs/9p2000.ko"
+	pack "$out"
+	;;
+extra)
+	out=${2:?}
+	shift 2
+	for p in "$@"; do
+		path=$(command -v "$p") || { echo "initramfs.sh: no host program '$p'" >&2; exit 1; }
+		copy_prog "$path"
+	done
+	if [ -n "${V9FS_SCRIPT:-}" ]; then
+		install -D -m 755 "$V9FS_SCRIPT" "$stage/v9fs/user/script"
+	fi
+	if [ -n "${V9FS_CMD:-}" ]; then
+		mkdir -p "$stage/v9fs/user"
+		printf '%s\n' "$V9FS_CMD" > "$stage/v9fs/user/cmd"
+	fi
+	pack "$out"
+	;;
+*)
+	echo "initramfs.sh: unknown part '$what'" >&2
+	exit 2
+	;;
+esac

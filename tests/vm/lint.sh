@@ -1,0 +1,37 @@
+#!/bin/bash
+# lint.sh [SERIES...]: the kernel-side style gate, as TAP: checkpatch --strict on
+# every file of module/ and proto/, then for each kernel a clean rebuild with W=1
+# and sparse (C=2) that must print no warning.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${V9FS_CACHE:-$HOME/.cache/v9fs}
+cd "$top"
+status=0
+
+for f in module/*.[ch] proto/*.[ch]; do
+	[ -e "$f" ] || continue
+	if out=$("$cache/linux-source/scripts/checkpatch.pl" --strict --no-tree --quiet \
+		--no-summary --file "$f" 2>&1) && [ -z "$out" ]; then
+		echo "ok - checkpatch --strict $f"
+	else
+		echo "not ok - checkpatch --strict $f"
+		printf '%s\n' "$out" | head -n 30 | sed 's/^/#   /'
+		status=1
+	fi
+done
+
+for k in "${@:-6.1}"; do
+	tree=$top/build/$k/lint
+	rm -rf "$tree"
+	out=$(V9FS_TREE=$tree "$top/tests/vm/build-module.sh" "$k" C=2 2>&1)
+	rc=$?
+	warn=$(printf '%s\n' "$out" | grep -Ei 'warning|error' | grep -v 'Skipping BTF')
+	if [ $rc -eq 0 ] && [ -z "$warn" ]; then
+		echo "ok - $k: module builds with W=1 and sparse, no warning"
+	else
+		echo "not ok - $k: module builds with W=1 and sparse, no warning (exit $rc)"
+		printf '%s\n' "${warn:-$out}" | head -n 40 | sed 's/^/#   /'
+		status=1
+	fi
+done
+exit $status

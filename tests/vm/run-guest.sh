@@ -1,0 +1,97 @@
+#!/bin/bash
+# run-guest.sh SERIES: boot Debian's SERIES kernel in QEMU with the test initramfs
+# and bring the verdict back.
+#   V9FS_MODE=test|run|bench|shell   what the guest's /init does (default test)
+#   V9FS_SUITES=a,b                  test mode: only these suites (names without .sh)
+#   V9FS_SUITEDIR=/v9fs/selftest     test mode: another suite folder in the guest
+#   V9FS_TIMEOUT=seconds             host-side bound on the whole boot (default 1500)
+#   V9FS_EXTRA=file.cpio.gz          one more archive for the initramfs (make run)
+#   V9FS_INTERACTIVE=1               run/shell mode: the console is this terminal
+# Test mode prints the guest's TAP, then "kernel SERIES: N passed, N failed";
+# it exits non-zero when a test failed, the guest panicked, hung, or its kernel
+# log shows a bug. Run mode exits with the status of the user's command.
+set -uo pipefail
+series=${1:?usage: run-guest.sh SERIES}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+eval "$("$top/tests/vm/kernel.sh" "$series")"
+
+mode=${V9FS_MODE:-test}
+limit=${V9FS_TIMEOUT:-1500}
+vm=$top/build/$series/vm
+mkdir -p "$vm"
+con=$vm/console.log
+res=$vm/results.txt
+initrd=$vm/initrd.img
+cat "$top/build/guest/base.cpio.gz" "$top/build/$series/modules.cpio.gz" \
+	${V9FS_EXTRA:+"$V9FS_EXTRA"} > "$initrd"
+: > "$con"
+: > "$res"
+
+# KVM only when asked: /dev/kvm exists on these machines but a guest under it
+# never gets going, so software emulation is the default.
+accel=${V9FS_ACCEL:-tcg}
+append="console=ttyS0 panic=-1 quiet v9fs_mode=$mode"
+[ -n "${V9FS_SUITES:-}" ] && append="$append v9fs_suites=$V9FS_SUITES"
+[ -n "${V9FS_SUITEDIR:-}" ] && append="$append v9fs_suitedir=$V9FS_SUITEDIR"
+[ "${V9FS_INTERACTIVE:-0}" = 1 ] && append="$append v9fs_interactive=1"
+
+console=file:$con
+[ "${V9FS_INTERACTIVE:-0}" = 1 ] && console=stdio
+
+stdin=/dev/null
+[ "${V9FS_INTERACTIVE:-0}" = 1 ] && stdin=/dev/stdin
+start=$(date +%s)
+timeout -k 10 --foreground "$limit" qemu-system-x86_64 -accel "$accel" -cpu max -m 2048 -smp 2 \
+	-display none -monitor none -no-reboot \
+	-kernel "$VMLINUZ" -initrd "$initrd" -append "$append" \
+	-serial "$console" -serial "file:$res" \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 < "$stdin"
+rc=$?
+elapsed=$(($(date +%s) - start))
+
+# Why a guest did not finish, from its exit status and its console.
+why=
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	why="hung: no verdict within ${limit}s (host timeout)"
+elif grep -q 'Kernel panic' "$con"; then
+	why="kernel panic"
+elif [ $rc -ne 1 ]; then
+	why="QEMU exited with status $rc without the guest's verdict"
+elif ! grep -q '^V9FS-DONE' "$res"; then
+	why="the guest gave no result line"
+fi
+klog_bad='BUG:|WARNING:|Oops|general protection|hung task|refcount_t|Kernel panic|blocked for more than'
+
+case $mode in
+test)
+	grep -v '^V9FS-DONE' "$res"
+	passed=$(grep -c '^ok ' "$res")
+	failed=$(grep -c '^not ok ' "$res")
+	if [ -n "$why" ]; then
+		failed=$((failed + 1))
+		echo "not ok - [vm $series] guest finished: $why"
+	fi
+	if [ -n "$why" ] || grep -Eq "$klog_bad" "$con"; then
+		echo "# kernel $series console (excerpt, full log in $con):"
+		if grep -Eq "$klog_bad" "$con"; then
+			grep -E -B5 -A30 "$klog_bad" "$con" | head -n 80 | sed 's/^/#   /'
+			[ -z "$why" ] && { failed=$((failed + 1)); echo "not ok - [vm $series] console clean"; }
+		else
+			tail -n 30 "$con" | sed 's/^/#   /'
+		fi
+	fi
+	echo "# kernel $series ($ABI): boot took ${elapsed}s"
+	echo "kernel $series: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	;;
+*)
+	[ "${V9FS_INTERACTIVE:-0}" = 1 ] || grep -v '^V9FS-DONE' "$res"
+	if [ -n "$why" ]; then
+		echo "run-guest: the guest did not finish: $why; console tail:" >&2
+		tail -n 30 "$con" >&2
+		exit 1
+	fi
+	status=$(sed -n 's/^V9FS-EXIT //p' "$res" | tail -n 1)
+	exit "${status:-0}"
+	;;
+esac

@@ -1,0 +1,2 @@
+# A suite that panics the guest on purpose.
+echo c > /proc/sysrq-trigger
