@@ -1,7 +1,7 @@
 #!/bin/bash
 # proto_kcheck.sh [SERIES...]: compile proto/ as a scratch kernel module with
-# W=1 and -Wframe-larger-than=512 against each cached kernel (default: 6.1
-# 6.12), and run checkpatch --strict over proto/. Nothing is ever loaded: the
+# W=1, sparse (C=2, when installed) and -Wframe-larger-than=512 against each
+# cached kernel (default: 6.1 6.12), and run checkpatch --strict over proto/. Nothing is ever loaded: the
 # module is built in a temporary directory and thrown away. Prints TAP.
 set -uo pipefail
 
@@ -11,6 +11,12 @@ cache=${V9FS_CACHE:-$HOME/.cache/v9fs}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/v9p-kcheck.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 status=0
+sparse=
+what="W=1"
+if command -v sparse >/dev/null; then
+	sparse=C=2
+	what="W=1 and sparse"
+fi
 
 cp "$top"/proto/*.c "$top"/proto/*.h "$tmp/"
 objs=$(cd "$top/proto" && ls *.c | sed 's/\.c$/.o/' | tr '\n' ' ')
@@ -41,9 +47,9 @@ for series in "$@"; do
 	fi
 	KDIR=$(sed -n 's/^KDIR=//p' "$env")
 	make -s -C "$KDIR" M="$tmp" clean >/dev/null 2>&1
-	if make -s -C "$KDIR" M="$tmp" W=1 modules >"$tmp/log" 2>&1 &&
+	if make -s -C "$KDIR" M="$tmp" W=1 $sparse modules >"$tmp/log" 2>&1 &&
 	   ! grep -E 'warning:|error:' "$tmp/log" | grep -v 'modpost' >/dev/null; then
-		echo "ok - proto builds as kernel code for $series with W=1, frames under 512 bytes"
+		echo "ok - proto builds as kernel code for $series with $what, frames under 512 bytes"
 	else
 		echo "not ok - proto builds as kernel code for $series"
 		sed 's/^/# /' "$tmp/log" | head -n 40
