@@ -83,6 +83,18 @@ int tc_start(struct tc *c, const char *export, const char *const *extra)
 	return 0;
 }
 
+int tc_use_fd(struct tc *c, int fd)
+{
+	memset(c, 0, sizeof(*c));
+	c->tbuf = malloc(TC_BUFSZ);
+	c->rbuf = malloc(TC_BUFSZ);
+	if (!c->tbuf || !c->rbuf)
+		return -ENOMEM;
+	c->msize = 8192;
+	c->fd = fd;
+	return 0;
+}
+
 int tc_stop(struct tc *c)
 {
 	int status = -1, i;
@@ -90,6 +102,12 @@ int tc_stop(struct tc *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	if (c->pid <= 0) {
+		free(c->tbuf);
+		free(c->rbuf);
+		c->tbuf = c->rbuf = NULL;
+		return 0;
+	}
 	/* v9fsd exits when its connection ends; give it 5 s */
 	for (i = 0; i < 500; i++) {
 		pid_t p = waitpid(c->pid, &status, WNOHANG);

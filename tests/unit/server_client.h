@@ -32,6 +32,8 @@ void tc_rmtree(const char *dir);
 
 /* Start v9fsd -s -e export [extra args, NULL-terminated]. */
 int tc_start(struct tc *c, const char *export, const char *const *extra);
+/* Use an already connected socket (pid 0: no process to reap). */
+int tc_use_fd(struct tc *c, int fd);
 /* Close the connection and reap v9fsd; returns its exit status or -1. */
 int tc_stop(struct tc *c);
 
