@@ -15,10 +15,18 @@
 
 #include "v9fs.h"
 
-/* One Tread's worth: msize less the Rread header. */
-static u32 v9fs_dirbuf_size(const struct v9fs_session *s)
+/*
+ * One Tread's worth (msize less the Rread header, or the iounit if less):
+ * a fill is then a single Tread, always at the offset the server expects.
+ */
+static u32 v9fs_dirbuf_size(const struct v9fs_session *s,
+			    const struct v9fs_fid *fid)
 {
-	return v9fs_client_msize(s->clnt) - V9P_IOHDRSZ;
+	u32 size = v9fs_client_msize(s->clnt) - V9P_IOHDRSZ;
+
+	if (fid->iounit && fid->iounit < size)
+		size = fid->iounit;
+	return size;
 }
 
 /*
@@ -84,7 +92,7 @@ static int v9fs_dir_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct v9fs_session *s = v9fs_inode_session(file_inode(file));
 	struct v9fs_open_file *of = file->private_data;
-	u32 size = v9fs_dirbuf_size(s);
+	u32 size = v9fs_dirbuf_size(s, of->fid);
 	int ret;
 
 	if (!of->dbuf) {

@@ -250,6 +250,7 @@ static const struct super_operations v9fs_super_ops = {
 static int v9fs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct v9fs_session *s = sb->s_fs_info;
+	struct v9fs_fid afid = { .fid = V9FS_NOFID };
 	struct v9fs_fid *root_fid;
 	struct v9p_stat *st;
 	struct inode *inode;
@@ -290,9 +291,16 @@ static int v9fs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (err)
 		return err;
 
+	/*
+	 * afid= names an authentication fid by number, as the seed passed it
+	 * in Tattach; this module runs no Tauth itself. Only the number is
+	 * read from the fid given to v9fs_attach().
+	 */
+	afid.fid = s->afid;
 	n_uname = from_kuid(&init_user_ns, s->uid);
-	root_fid = v9fs_attach(s->clnt, NULL, s->uname, n_uname,
-			       s->aname ? s->aname : "");
+	root_fid = v9fs_attach(s->clnt,
+			       (s->flags & V9FS_AFID_GIVEN) ? &afid : NULL,
+			       s->uname, n_uname, s->aname ? s->aname : "");
 	if (IS_ERR(root_fid)) {
 		err = PTR_ERR(root_fid);
 		errorfc(fc, "attach as '%s' to '%s' failed: error %d",
