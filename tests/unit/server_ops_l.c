@@ -410,7 +410,6 @@ int main(void)
 	c.d = V9P_9P2000L;
 	if (err == 0)
 		err = tc_recv(&c, &c.r);
-	tap_diag("err %d type %u ecode %u tag %u", err, c.r.type, c.r.rlerror.ecode, c.r.tag);
 	tap_ok(err == 0 && c.r.type == V9P_RLERROR && c.r.rlerror.ecode == EOPNOTSUPP &&
 	       c.r.tag == 77, "9P2000 Topen in a .L session: Rlerror EOPNOTSUPP");
 
