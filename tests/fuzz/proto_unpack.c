@@ -6,7 +6,9 @@
  * length so the fuzzer reaches the bodies easily; bits 1-2 pick an msize.
  * Whatever decodes must pack again to exactly the same bytes (the encoding
  * is canonical), which also walks every string and data view the decoder
- * returned, so ASan sees a view that points outside the input.
+ * returned, so ASan sees a view that points outside the input. Peer text
+ * that a client interprets (Rerror, version strings) goes through the error
+ * table and the version parser too.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,6 +56,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (n != (int)len)
 			abort();
+		if (f.type == V9P_RERROR) {
+			ret = v9p_errstr_to_errno(f.rerror.ename.s, f.rerror.ename.len);
+			if (ret <= 0 || ret > 4095)
+				abort();
+		}
+		if (f.type == V9P_TVERSION || f.type == V9P_RVERSION) {
+			ret = v9p_dialect_parse(&f.rversion.version);
+			if (ret != -EINVAL && (ret < V9P_9P2000 || ret > V9P_9P2000L))
+				abort();
+		}
 	} else if (ret != -EPROTO && ret != -EMSGSIZE && ret != -EOPNOTSUPP) {
 		abort();
 	}
