@@ -738,7 +738,7 @@ const char *v9p_dialect_name(enum v9p_dialect d);
  * Map a version string to a dialect: exactly "9P2000.u" or "9P2000.L", or
  * "9P2000" (a server may also answer "9P2000.x" for an unknown x, which
  * version(5) lets us read as plain 9P2000). Returns the dialect, or -EINVAL
- * for "unknown" and anything not starting with "9P2000".
+ * for "unknown" and anything else ("9P2000u", "9P1999", "").
  */
 int v9p_dialect_parse(const struct v9p_str *v);
 
@@ -758,7 +758,8 @@ u32 v9p_stat_size(const struct v9p_stat *st, enum v9p_dialect d);
 /*
  * Decode one stat from buf[0..len); its size[2] must fit in len and must be
  * exactly consumed by the fields. Returns bytes consumed (size[2] included)
- * or -EPROTO. Used for Rstat/Twstat bodies and 9P2000 directory reads.
+ * or -EPROTO; -EINVAL for 9P2000.L, which has no stat. Used for Rstat/Twstat
+ * bodies and 9P2000 directory reads.
  */
 int v9p_stat_unpack(const u8 *buf, u32 len, enum v9p_dialect d,
 		    struct v9p_stat *st);
