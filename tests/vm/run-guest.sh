@@ -7,6 +7,7 @@
 #   V9FS_TIMEOUT=seconds             host-side bound on the whole boot (default 1500)
 #   V9FS_EXTRA=file.cpio.gz          one more archive for the initramfs (make run)
 #   V9FS_INTERACTIVE=1               run/shell mode: the console is this terminal
+#   V9FS_ACCEL=kvm                   use KVM instead of software emulation
 # Test mode prints the guest's TAP, then "kernel SERIES: N passed, N failed";
 # it exits non-zero when a test failed, the guest panicked, hung, or its kernel
 # log shows a bug. Run mode exits with the status of the user's command.
@@ -17,8 +18,11 @@ eval "$("$top/tests/vm/kernel.sh" "$series")"
 
 mode=${V9FS_MODE:-test}
 limit=${V9FS_TIMEOUT:-1500}
-vm=$top/build/$series/vm
-mkdir -p "$vm"
+# Each boot has its own folder, so runs can go on side by side; the newest is
+# also reachable as build/SERIES/vm/last.
+mkdir -p "$top/build/$series/vm"
+vm=$(mktemp -d "$top/build/$series/vm/run.XXXXXX")
+ln -sfn "$(basename "$vm")" "$top/build/$series/vm/last"
 con=$vm/console.log
 res=$vm/results.txt
 initrd=$vm/initrd.img
@@ -47,6 +51,7 @@ timeout -k 10 --foreground "$limit" qemu-system-x86_64 -accel "$accel" -cpu max 
 	-serial "$console" -serial "file:$res" \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 < "$stdin"
 rc=$?
+rm -f "$initrd"
 elapsed=$(($(date +%s) - start))
 
 # Why a guest did not finish, from its exit status and its console.

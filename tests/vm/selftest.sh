@@ -4,7 +4,9 @@
 set -uo pipefail
 series=${1:?usage: selftest.sh SERIES}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-out=$top/build/$series/vm/selftest.out
+mkdir -p "$top/build/$series"
+out=$(mktemp "$top/build/$series/selftest.XXXXXX")
+trap 'rm -f "$out"' EXIT
 
 expect() { # expect TEXT SUITE TIMEOUT PATTERN: the run fails and prints PATTERN
 	local text=$1 suite=$2 limit=$3 pattern=$4 rc
