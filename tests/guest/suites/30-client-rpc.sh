@@ -185,10 +185,10 @@ if mount_9p 9P tcp 9p2000.u $P $M timeout=2; then
 	t0=$(now_cs)
 	out=$(timeout 10 cat "$M/small1" 2>&1 > /dev/null)
 	dt=$(($(now_cs) - t0))
-	if is_eio "$out" && [ $dt -lt 50 ]; then
-		ok "later requests fail at once with EIO (${dt}0 ms)"
+	if is_eio "$out" && [ $dt -lt 150 ]; then
+		ok "later requests fail with EIO well within timeout=2 (${dt}0 ms)"
 	else
-		not_ok "later requests fail at once with EIO (${dt}0 ms: $out)"
+		not_ok "later requests fail with EIO well within timeout=2 (${dt}0 ms: $out)"
 	fi
 	kill -CONT $V9FSD_PID
 	check "umount of a timed-out mount" umount_9p $M
