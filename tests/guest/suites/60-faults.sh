@@ -91,7 +91,7 @@ kill_during() { # kill_during CLIENT read|write
 		wait $_dd
 		_rc=$?
 		_err=$(grep -v 'records\|copied' "$OUT/dd.txt" | tail -n 1)
-		result $_c $([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1) \
+		result $_c "$([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1)" \
 			"v9fsd killed during a large $_what: $_what fails (took $((WAITED / 10)) s)" \
 			"dd exit $_rc: $_err"
 		case $_err in
@@ -106,7 +106,7 @@ kill_during() { # kill_during CLIENT read|write
 	fi
 	timeout 30 ls $_m > /dev/null 2> "$OUT/ls.txt"
 	_rc=$?
-	result $_c $([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1) \
+	result $_c "$([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1)" \
 		"after the server died ($_what), a new request fails at once" \
 		"ls exit $_rc: $(cat "$OUT/ls.txt")"
 	if timeout 30 umount $_m 2> "$OUT/umount.txt" || timeout 30 umount -f $_m \
@@ -183,10 +183,10 @@ hostile() { # hostile CLIENT MODE
 		_rc=$?
 		_err=$(grep -v 'records\|copied' "$OUT/dd.txt" | tail -n 1)
 		if [ $_mode = none ]; then
-			result $_c $([ $_rc -eq 0 ] && head -c 8 "$OUT/data" | grep -qx hostile &&
-				echo 1) "hostile none (control): the read succeeds" "dd exit $_rc: $_err"
+			result $_c "$([ $_rc -eq 0 ] && head -c 8 "$OUT/data" | grep -qx hostile &&
+				echo 1)" "hostile none (control): the read succeeds" "dd exit $_rc: $_err"
 		else
-			result $_c $([ $_rc -ne 0 ] && [ $_rc -ne 137 ] && echo 1) \
+			result $_c "$([ $_rc -ne 0 ] && [ $_rc -ne 137 ] && echo 1)" \
 				"hostile $_mode: the read fails (in $((WAITED / 10)) s)" \
 				"dd exit $_rc, $(wc -c < "$OUT/data" 2> /dev/null || echo 0) bytes: $_err"
 		fi

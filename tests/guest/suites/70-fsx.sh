@@ -31,9 +31,9 @@ result() { # result CLIENT PASSED TEXT [DETAIL]
 # checks CLIENT DIR: the three checks of this suite in DIR
 checks() {
 	_c=$1 _d=$2
-	timeout 600 /v9fs/bin/fsx -q -N $OPS -S $SEED "$_d/fsx.file" > "$OUT/fsx.out" 2> "$OUT/fsx.err"
+	timeout 600 /v9fs/bin/fsx -q -N $OPS -l 131072 -o 16384 -S $SEED "$_d/fsx.file" > "$OUT/fsx.out" 2> "$OUT/fsx.err"
 	_rc=$?
-	result $_c $([ $_rc -eq 0 ] && echo 1) "fsx $OPS ops, seed $SEED" \
+	result $_c "$([ $_rc -eq 0 ] && echo 1)" "fsx $OPS ops, seed $SEED" \
 		"exit $_rc: $(tail -n 1 "$OUT/fsx.out")"
 	if [ $_rc -ne 0 ]; then
 		head -n 40 "$OUT/fsx.err" | sed 's/^/#   /'
@@ -43,23 +43,23 @@ checks() {
 	rm -f "$_d/fsx.file"
 
 	# a static program from the mount: copy busybox, run an applet from it
-	if cp /bin/busybox "$_d/bb" 2> "$OUT/cp.txt" && chmod 755 "$_d/bb"; then
-		_o=$(timeout 30 "$_d/bb" echo "ran from the mount" 2>&1)
-		result $_c $([ "$_o" = "ran from the mount" ] && echo 1) \
+	if cp /bin/busybox "$_d/busybox" 2> "$OUT/cp.txt" && chmod 755 "$_d/busybox"; then
+		_o=$(timeout 30 "$_d/busybox" echo "ran from the mount" 2>&1)
+		result $_c "$([ "$_o" = "ran from the mount" ] && echo 1)" \
 			"a binary copied onto the mount runs" "$_o"
-		cmp /bin/busybox "$_d/bb" > /dev/null 2>&1
-		result $_c $([ $? -eq 0 ] && echo 1) "the copied binary reads back identical"
+		cmp /bin/busybox "$_d/busybox" > /dev/null 2>&1
+		result $_c "$([ $? -eq 0 ] && echo 1)" "the copied binary reads back identical"
 	else
 		result $_c 0 "a binary copied onto the mount runs" "cp: $(cat "$OUT/cp.txt")"
 	fi
-	rm -f "$_d/bb"
+	rm -f "$_d/busybox"
 
 	# mmap: the file is written through the mount, then mapped read-only
 	dd if=/dev/urandom of="$_d/mapped" bs=1k count=300 2> /dev/null
 	_o=$(timeout 30 /v9fs/bin/mmap-check "$_d/mapped" 2>&1)
-	result $_c $([ $? -eq 0 ] && echo 1) "a read-only mapping of a file sees its contents" "$_o"
+	result $_c "$([ $? -eq 0 ] && echo 1)" "a read-only mapping of a file sees its contents" "$_o"
 	_o=$(timeout 30 /v9fs/bin/mmap-check -p "$_d/mapped" 2>&1)
-	result $_c $([ $? -eq 0 ] && echo 1) \
+	result $_c "$([ $? -eq 0 ] && echo 1)" \
 		"a private writable mapping sees the file and does not change it" "$_o"
 	# the file changed on the server after a first mapping: a new open sees new bytes
 	# (issue 5: the page cache is dropped when the file is opened); the in-tree
@@ -67,10 +67,11 @@ checks() {
 	if [ "$_c" != tmpfs ]; then
 		dd if=/dev/urandom of="$EXPORT/mapped" bs=1k count=300 conv=notrunc 2> /dev/null
 		_o=$(timeout 30 /v9fs/bin/mmap-check "$_d/mapped" 2>&1)
-		_p=$([ $? -eq 0 ] && cmp -s "$EXPORT/mapped" "$_d/mapped" && echo 1)
+		_p="$([ $? -eq 0 ] && cmp -s "$EXPORT/mapped" "$_d/mapped" && echo 1)"
 		_t="a mapping after the server-side file changed shows the new bytes"
 		if [ $_c = 9p ]; then
-			diag "9p (reference only): $_t: ${_p:+yes}${_p:-no: $_o}"
+			[ -n "$_p" ] && _o=yes || _o="no: $_o"
+			diag "9p (reference only): $_t: $_o"
 		else
 			result $_c "$_p" "$_t" "$_o"
 		fi
