@@ -1583,11 +1583,11 @@ int v9fs_remove(struct v9fs_fid *fid)
 
 int v9fs_client_init(void)
 {
-	req_cache = kmem_cache_create("v9fs_req", sizeof(struct v9fs_req), 0,
+	req_cache = kmem_cache_create("9p2000_req", sizeof(struct v9fs_req), 0,
 				      0, NULL);
 	if (!req_cache)
 		return -ENOMEM;
-	fid_cache = kmem_cache_create("v9fs_fid", sizeof(struct v9fs_fid), 0,
+	fid_cache = kmem_cache_create("9p2000_fid", sizeof(struct v9fs_fid), 0,
 				      0, NULL);
 	if (!fid_cache) {
 		kmem_cache_destroy(req_cache);
