@@ -34,3 +34,16 @@ UNIT_TESTS += $(SERVER_TESTS)
 v9fsd: $(BUILD)/bin/v9fsd $(BUILD)/guest/bin/v9fsd
 server-unit: $(SERVER_TESTS)
 	@tests/run-tap.sh unit $(SERVER_TESTS)
+
+# Fuzz target: the whole request path in-process (no main.c, no listeners).
+SERVER_FUZZ_SRCS := $(filter-out server/main.c server/listen.c,$(SERVER_SRCS))
+
+$(BUILD)/fuzz/server_dispatch: tests/fuzz/server_dispatch.c $(SERVER_DEPS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iserver -pthread -o $@ $< $(SERVER_FUZZ_SRCS) $(PROTO_SRCS)
+
+FUZZ_TARGETS += $(BUILD)/fuzz/server_dispatch
+
+.PHONY: server-fuzz
+server-fuzz: $(BUILD)/fuzz/server_dispatch
+	@tests/fuzz/run.sh $(or $(FUZZ_SECONDS),60) $^

@@ -68,8 +68,13 @@ static struct srv_req *req_alloc(struct srv_conn *c)
 	return r;
 }
 
-/* Keep a few buffers of the current msize for the next requests. */
-static void req_release(struct srv_conn *c, struct srv_req *r)
+/*
+ * Keep a few buffers of the current msize for the next requests. With
+ * counted, also take req off the in-flight count: in the same critical
+ * section, because once the count reaches 0 the connection thread may free
+ * the connection, so nothing of c may be touched after this.
+ */
+static void req_release_counted(struct srv_conn *c, struct srv_req *r, bool counted)
 {
 	pthread_mutex_lock(&c->lock);
 	if (r->bufsize == c->msize && c->nfree < 8) {
@@ -78,12 +83,21 @@ static void req_release(struct srv_conn *c, struct srv_req *r)
 		c->nfree++;
 		r = NULL;
 	}
+	if (counted) {
+		c->nreqs--;
+		pthread_cond_broadcast(&c->cond);
+	}
 	pthread_mutex_unlock(&c->lock);
 	if (r) {
 		free(r->rx);
 		free(r->tx);
 		free(r);
 	}
+}
+
+static void req_release(struct srv_conn *c, struct srv_req *r)
+{
+	req_release_counted(c, r, false);
 }
 
 static int write_all(int fd, const uint8_t *buf, size_t len)
@@ -131,28 +145,28 @@ static void req_complete(struct srv_req *req)
 {
 	struct srv_conn *c = req->conn;
 	struct srv_req *fl, *next;
+	bool counted = false;
 
 	pthread_mutex_lock(&c->lock);
 	for (struct srv_req **pp = &c->reqs; *pp; pp = &(*pp)->next) {
 		if (*pp == req) {
 			*pp = req->next;
-			c->nreqs--;
+			counted = true;
 			break;
 		}
 	}
 	req->state = SRV_REQ_DONE;
 	fl = req->flushers;
 	req->flushers = NULL;
-	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 
-	req_release(c, req);
 	for (; fl; fl = next) {
 		next = fl->fnext;
 		fl->out.type = V9P_RFLUSH;
 		fl->out.tag = fl->tag;
 		srv_reply(fl, v9p_pack(&fl->out, c->dialect, fl->tx, fl->bufsize));
 	}
+	req_release_counted(c, req, counted);
 }
 
 /* Send req->tx[0..len) (len <= 0: nothing to send) and retire req. */
@@ -308,6 +322,7 @@ bool srv_req_start(struct srv_req *req)
 static void handle_message(struct srv_conn *c, struct srv_req *req)
 {
 	struct v9p_hdr h;
+	bool idle;
 	int err;
 
 	srv_stats_count(req->rx[4]);
@@ -340,13 +355,20 @@ static void handle_message(struct srv_conn *c, struct srv_req *req)
 				(req->type & 1) ? EOPNOTSUPP : EAGAIN);
 		return;
 	}
+	idle = c->nreqs == 0;
 	req->next = c->reqs;
 	c->reqs = req;
 	c->nreqs++;
+	if (idle && req->type != V9P_TFLUSH && srv_inline_ok(req)) {
+		req->state = SRV_REQ_RUNNING;
+		req->worker = pthread_self();
+	}
 	pthread_mutex_unlock(&c->lock);
 
 	if (req->type == V9P_TFLUSH)
 		handle_flush(req);
+	else if (req->state == SRV_REQ_RUNNING)
+		srv_dispatch(req);	/* nothing else in flight: no hand-off */
 	else
 		srv_pool_submit(req);
 }

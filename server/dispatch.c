@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/stat.h>
 
 #include "srv.h"
 
@@ -73,6 +74,49 @@ static bool legacy_only(uint8_t type)
 {
 	return type == V9P_TOPEN || type == V9P_TCREATE || type == V9P_TSTAT ||
 	       type == V9P_TWSTAT;
+}
+
+/* The fid a request names first, for srv_inline_ok(). */
+static uint32_t first_fid(const struct srv_req *req)
+{
+	switch (req->type) {
+	case V9P_TREAD:
+		return req->in.tread.fid;
+	case V9P_TWRITE:
+		return req->in.twrite.fid;
+	case V9P_TOPEN:
+		return req->in.topen.fid;
+	case V9P_TLOPEN:
+		return req->in.tlopen.fid;
+	default:
+		return V9P_NOFID;
+	}
+}
+
+/*
+ * Whether req may run on the connection's own thread when nothing else is
+ * in flight: it must finish in bounded time. Opening, reading or writing a
+ * fifo or socket may wait for a peer forever, so those always go to the
+ * pool; everything else here works on regular files and directories (locks
+ * never wait). Skipping the hand-off saves two thread switches per request
+ * for the common one-request-at-a-time client.
+ */
+bool srv_inline_ok(struct srv_req *req)
+{
+	uint32_t fid = first_fid(req);
+	struct srv_fid *f;
+	bool ok;
+
+	if (req->type == V9P_TFSYNC)
+		return false;	/* may take long: keep reading meanwhile */
+	if (fid == V9P_NOFID)
+		return true;
+	f = srv_fid_get(req->conn, fid);
+	if (!f)
+		return true;	/* it will fail at once */
+	ok = f->xattr || S_ISREG(f->ftype) || S_ISDIR(f->ftype);
+	srv_fid_put(f);
+	return ok;
 }
 
 void srv_dispatch(struct srv_req *req)

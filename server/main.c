@@ -23,13 +23,6 @@
 #include "srv.h"
 #include "listen.h"
 
-struct srv_config srv_cfg = {
-	.root_fd = -1,
-	.msize = SRV_DEFAULT_MSIZE,
-	.max_fids = SRV_MAX_FIDS,
-	.max_reqs = SRV_MAX_REQS,
-};
-
 static void usage(FILE *fp)
 {
 	fprintf(fp,

@@ -158,6 +158,7 @@ void srv_pool_interrupt(struct srv_req *req);
 
 /* dispatch.c */
 void srv_dispatch(struct srv_req *req);
+bool srv_inline_ok(struct srv_req *req);
 
 /* fid.c */
 int srv_fidtab_init(struct srv_fidtab *t);
