@@ -12,7 +12,8 @@ PORT=5620
 EXPORT=/export/v9fsd-intree
 OUT=/tmp/v9fsd-intree.$$
 SUITE=/v9fs/bin/posix-suite
-ENTRIES=${V9FSD_ENTRIES:-10000}
+ENTRIES=10000		# readdir size for 9p2000.L over tcp (the issue's 10k entries)
+SMALL=2000		# the other runs, to stay within the TCG time budget
 
 rm -rf "$EXPORT" "$OUT"
 mkdir -p "$EXPORT" "$OUT"
@@ -101,7 +102,9 @@ for d in 9p2000 9p2000.u 9p2000.L; do
 		continue
 	fi
 	both_ways $m "9p/tcp/$d"
-	posix "9p/tcp/$d" $m $d $ENTRIES
+	n=$SMALL
+	[ $d = 9p2000.L ] && n=$ENTRIES
+	posix "9p/tcp/$d" $m $d $n
 	umount_9p $m && ok "9p/tcp/$d: umount" || not_ok "9p/tcp/$d: umount"
 done
 
@@ -112,7 +115,7 @@ for t in unix fd; do
 	if mount_9p 9p $t 9p2000.L $PORT $m "uname=root" > "$OUT/mount.txt" 2>&1; then
 		ok "9p/$t/9p2000.L: mount v9fsd"
 		both_ways $m "9p/$t/9p2000.L"
-		posix "9p/$t/9p2000.L" $m 9p2000.L 1000
+		posix "9p/$t/9p2000.L" $m 9p2000.L $SMALL
 		umount_9p $m && ok "9p/$t/9p2000.L: umount" || not_ok "9p/$t/9p2000.L: umount"
 	else
 		not_ok "9p/$t/9p2000.L: mount v9fsd: $(tail -n 1 "$OUT/mount.txt")"
