@@ -111,6 +111,9 @@ struct v9fs_client {
 	struct xarray reqs;		/* tag -> request */
 	u32 next_tag;
 	struct list_head tx_queue;
+	bool tx_busy;			/* a message is being written; c->lock */
+	struct v9fs_req *tx_partial;	/* its rest is the tx thread's to send */
+	u32 tx_off;			/* bytes of tx_partial already sent */
 	wait_queue_head_t tx_wq;
 	wait_queue_head_t idle_wq;	/* the tag table became empty */
 	struct task_struct *rx_task;
@@ -175,7 +178,7 @@ static void *buf_alloc(struct v9fs_client *c, u32 size, bool *pooled)
 	spin_unlock(&c->lock);
 	if (!buf)
 		buf = kvmalloc(c->msize, GFP_NOFS);
-	*pooled = buf != NULL;
+	*pooled = !!buf;
 	return buf;
 }
 
@@ -356,7 +359,7 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
  */
 static void client_fail(struct v9fs_client *c, int err, const char *why)
 {
-	struct v9fs_req *req;
+	struct v9fs_req *req, *partial;
 	unsigned long tag;
 	LIST_HEAD(list);
 	int n = 0;
@@ -367,6 +370,8 @@ static void client_fail(struct v9fs_client *c, int err, const char *why)
 		return;
 	}
 	WRITE_ONCE(c->dead, true);
+	partial = c->tx_partial;
+	c->tx_partial = NULL;
 	xa_for_each(&c->reqs, tag, req) {
 		if (req->state != REQ_DONE)
 			req_fail_locked(req, -EIO);
@@ -378,6 +383,8 @@ static void client_fail(struct v9fs_client *c, int err, const char *why)
 	pr_err("connection to %s is dead: %s (%d); failing %d pending request%s\n",
 	       c->peer, why, err, n, n == 1 ? "" : "s");
 	req_retired(c, &list);
+	if (partial)
+		req_put(partial);
 	wake_up_all(&c->tx_wq);
 	/* Unblock the threads wherever they are blocked in the transport. */
 	c->trans.ops->abort(&c->trans);
@@ -410,18 +417,63 @@ static int req_pack(struct v9fs_client *c, struct v9fs_req *req,
 	return 0;
 }
 
-/* Hand a packed request to the tx thread. */
+static void trace_send(struct v9fs_client *c, struct v9fs_req *req)
+{
+	clnt_dbg(c, V9FS_DEBUG_9P, ">>> %s tag %u size %u\n",
+		 v9p_type_name(req->ttype), req->tag, req->tlen);
+}
+
+/*
+ * Send a packed request. When the line is idle and the transport can write
+ * without blocking, the caller writes it itself (no thread hop); whatever
+ * does not fit, and every request that finds the line busy, goes to the tx
+ * thread. Message boundaries stay intact because only the holder of tx_busy
+ * writes, and a partly written message is finished before any other.
+ */
 static int req_send(struct v9fs_client *c, struct v9fs_req *req)
 {
+	const struct v9fs_trans_ops *ops = c->trans.ops;
+	bool direct = false, wake;
+	int n;
+
 	spin_lock(&c->lock);
 	if (req->state != REQ_NEW) {
 		spin_unlock(&c->lock);
 		return req->err ? req->err : -EIO;
 	}
-	refcount_inc(&req->ref);
-	list_add_tail(&req->tx_node, &c->tx_queue);
+	if (ops->send_nb && !c->tx_busy && !c->tx_partial &&
+	    list_empty(&c->tx_queue)) {
+		c->tx_busy = true;
+		/* Before sending: the reply may beat send_nb()'s return. */
+		req->state = REQ_SENT;
+		direct = true;
+	} else {
+		refcount_inc(&req->ref);
+		list_add_tail(&req->tx_node, &c->tx_queue);
+	}
+	wake = !c->tx_busy;
 	spin_unlock(&c->lock);
-	wake_up(&c->tx_wq);
+	if (!direct) {
+		if (wake)
+			wake_up(&c->tx_wq);
+		return 0;
+	}
+
+	trace_send(c, req);
+	n = ops->send_nb(&c->trans, req->tbuf, req->tlen);
+	spin_lock(&c->lock);
+	if (n >= 0 && n < req->tlen && !c->dead) {
+		refcount_inc(&req->ref);
+		c->tx_partial = req;
+		c->tx_off = n;
+	}
+	c->tx_busy = false;
+	wake = c->tx_partial || !list_empty(&c->tx_queue);
+	spin_unlock(&c->lock);
+	if (n < 0)
+		client_fail(c, n, "send error");	/* fails req too */
+	else if (wake)
+		wake_up(&c->tx_wq);
 	return 0;
 }
 
@@ -745,31 +797,58 @@ static int rx_thread(void *data)
 	return 0;
 }
 
+static bool tx_ready(struct v9fs_client *c)
+{
+	return READ_ONCE(c->dead) || kthread_should_stop() ||
+	       (!READ_ONCE(c->tx_busy) && (READ_ONCE(c->tx_partial) ||
+					   !list_empty(&c->tx_queue)));
+}
+
 static int tx_thread(void *data)
 {
 	struct v9fs_client *c = data;
 	struct v9fs_req *req;
+	u32 off;
 	int err;
 
 	allow_signal(SIGKILL);
 	for (;;) {
-		wait_event_idle(c->tx_wq, !list_empty(&c->tx_queue) ||
-				READ_ONCE(c->dead) || kthread_should_stop());
+		wait_event_idle(c->tx_wq, tx_ready(c));
 		spin_lock(&c->lock);
 		if (c->dead || kthread_should_stop()) {
 			spin_unlock(&c->lock);
 			break;
 		}
-		req = list_first_entry(&c->tx_queue, struct v9fs_req, tx_node);
-		list_del_init(&req->tx_node);
-		/* Before sending: the reply may beat send()'s return. */
-		req->state = REQ_SENT;
+		if (c->tx_busy) {
+			spin_unlock(&c->lock);
+			continue;
+		}
+		if (c->tx_partial) {
+			req = c->tx_partial;
+			off = c->tx_off;
+			c->tx_partial = NULL;
+		} else if (!list_empty(&c->tx_queue)) {
+			req = list_first_entry(&c->tx_queue, struct v9fs_req,
+					       tx_node);
+			list_del_init(&req->tx_node);
+			/* Before sending: the reply may beat send()'s return. */
+			req->state = REQ_SENT;
+			off = 0;
+		} else {
+			spin_unlock(&c->lock);
+			continue;
+		}
+		c->tx_busy = true;
 		spin_unlock(&c->lock);
 
-		clnt_dbg(c, V9FS_DEBUG_9P, ">>> %s tag %u size %u\n",
-			 v9p_type_name(req->ttype), req->tag, req->tlen);
-		err = c->trans.ops->send(&c->trans, req->tbuf, req->tlen);
+		if (!off)
+			trace_send(c, req);
+		err = c->trans.ops->send(&c->trans, req->tbuf + off,
+					 req->tlen - off);
 		req_put(req);
+		spin_lock(&c->lock);
+		c->tx_busy = false;
+		spin_unlock(&c->lock);
 		if (err) {
 			client_fail(c, err, "send error");
 			break;
@@ -874,6 +953,9 @@ static void client_free(struct v9fs_client *c)
 /* Stop the threads and close the transport; the client is dead already. */
 static void client_shutdown(struct v9fs_client *c)
 {
+	if (c->tx_partial)
+		req_put(c->tx_partial);
+	c->tx_partial = NULL;
 	if (c->rx_task)
 		kthread_stop(c->rx_task);
 	if (c->tx_task)

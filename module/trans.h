@@ -21,6 +21,11 @@ struct v9fs_trans_ops {
 	int (*connect)(struct v9fs_trans *t, const struct v9fs_client_opts *o);
 	/* Write all @len bytes or fail with a negative errno. */
 	int (*send)(struct v9fs_trans *t, const void *buf, size_t len);
+	/*
+	 * Optional: write what fits now without blocking or sleeping on a
+	 * signal; bytes written (0 if none) or a negative errno.
+	 */
+	int (*send_nb)(struct v9fs_trans *t, const void *buf, size_t len);
 	/* Read exactly @len bytes; end of stream is -ECONNRESET. */
 	int (*recv)(struct v9fs_trans *t, void *buf, size_t len);
 	/* Unblock send/recv for good (shutdown); the transport stays allocated. */

@@ -146,6 +146,16 @@ static int sock_send(struct v9fs_trans *t, const void *buf, size_t len)
 	return 0;
 }
 
+static int sock_send_nb(struct v9fs_trans *t, const void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	int n;
+
+	n = kernel_sendmsg(sock_of(t), &msg, &kv, 1, len);
+	return n == -EAGAIN ? 0 : n;
+}
+
 static int sock_recv(struct v9fs_trans *t, void *buf, size_t len)
 {
 	struct socket *sock = sock_of(t);
@@ -183,6 +193,7 @@ const struct v9fs_trans_ops v9fs_trans_tcp = {
 	.name = "tcp",
 	.connect = v9fs_tcp_connect,
 	.send = sock_send,
+	.send_nb = sock_send_nb,
 	.recv = sock_recv,
 	.abort = sock_abort,
 	.close = sock_close,
@@ -192,6 +203,7 @@ const struct v9fs_trans_ops v9fs_trans_unix = {
 	.name = "unix",
 	.connect = v9fs_unix_connect,
 	.send = sock_send,
+	.send_nb = sock_send_nb,
 	.recv = sock_recv,
 	.abort = sock_abort,
 	.close = sock_close,
