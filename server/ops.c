@@ -183,8 +183,12 @@ int srv_op_walk(struct srv_req *req)
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
 		return err;
-	if (f->ofd >= 0 || f->xattr) {
-		err = -EBUSY;	/* walking an open fid is not allowed */
+	/*
+	 * walk(5) forbids walking an open fid; cloning one into a new fid is
+	 * harmless (the clone is not open), so only fid == newfid is refused.
+	 */
+	if ((f->ofd >= 0 || f->xattr) && (t->newfid == t->fid || f->xattr)) {
+		err = -EBUSY;
 		goto out;
 	}
 	if (t->nwname && !S_ISDIR(f->ftype)) {

@@ -86,13 +86,10 @@ struct srv_fid {
 	uint8_t qtype;
 	mode_t ftype;			/* S_IFMT bits at walk time */
 	bool rclose;			/* ORCLOSE: remove at clunk */
-	bool clunked;
 	struct srv_user *user;
 	/* directory reads */
 	uint64_t dir_off;		/* 9P2000: next expected byte offset */
 	long dir_cookie;		/* position (d_off) to resume at */
-	uint8_t *dir_pend;		/* a stat record that did not fit */
-	uint32_t dir_pend_len;
 	/* xattr fids (.L) */
 	struct srv_xattr *xattr;
 };
