@@ -119,6 +119,20 @@ static void fid_free(struct srv_fid *f)
 	free(f);
 }
 
+/*
+ * A copy of f's root-relative path (NULL when out of memory): a rename on
+ * another thread may replace f->path at any time, under f->lock.
+ */
+char *srv_fid_path(struct srv_fid *f)
+{
+	char *p;
+
+	pthread_mutex_lock(&f->lock);
+	p = strdup(f->path ? f->path : "");
+	pthread_mutex_unlock(&f->lock);
+	return p;
+}
+
 /* Drop a reference; the last one closes the fid's descriptors. */
 void srv_fid_put(struct srv_fid *f)
 {

@@ -166,15 +166,21 @@ int srv_link_fid(struct srv_fid *target, int dfd, const char *name)
 {
 	struct stat st, cur;
 	const char *base;
+	char *path;
 	int pd, err = 0;
 
 	if (S_ISDIR(target->ftype))
 		return -EPERM;
 	if (fstatat(target->pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	pd = srv_open_parent(target->path, &base);
-	if (pd < 0)
+	path = srv_fid_path(target);
+	if (!path)
+		return -ENOMEM;
+	pd = srv_open_parent(path, &base);
+	if (pd < 0) {
+		free(path);
 		return pd;
+	}
 	if (fstatat(pd, base, &cur, AT_SYMLINK_NOFOLLOW) < 0)
 		err = -errno;
 	else if (cur.st_ino != st.st_ino || cur.st_dev != st.st_dev)
@@ -182,6 +188,7 @@ int srv_link_fid(struct srv_fid *target, int dfd, const char *name)
 	else if (linkat(pd, base, dfd, name, 0) < 0)
 		err = -errno;
 	close(pd);
+	free(path);
 	return err;
 }
 

@@ -414,6 +414,7 @@ int srv_do_remove(struct srv_fid *f)
 {
 	struct stat st, cur;
 	const char *base;
+	char *path;
 	int dfd, err = 0;
 
 	if (srv_cfg.readonly)
@@ -422,9 +423,14 @@ int srv_do_remove(struct srv_fid *f)
 		return -errno;
 	if (srv_is_root(&st))
 		return -EBUSY;
-	dfd = srv_open_parent(f->path, &base);
-	if (dfd < 0)
+	path = srv_fid_path(f);
+	if (!path)
+		return -ENOMEM;
+	dfd = srv_open_parent(path, &base);
+	if (dfd < 0) {
+		free(path);
 		return dfd;
+	}
 	if (fstatat(dfd, base, &cur, AT_SYMLINK_NOFOLLOW) < 0)
 		err = -errno;
 	else if (cur.st_ino != st.st_ino || cur.st_dev != st.st_dev)
@@ -432,6 +438,7 @@ int srv_do_remove(struct srv_fid *f)
 	else if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
 		err = -errno;
 	close(dfd);
+	free(path);
 	return err;
 }
 

@@ -172,6 +172,7 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 			  uint32_t perm, const struct v9p_str *ext)
 {
 	char buf[PATH_MAX + 1];
+	struct srv_fid *target = NULL;
 	mode_t mode = perm & 0777;
 	int err = 0;
 
@@ -179,28 +180,30 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 		return -ENAMETOOLONG;
 	memcpy(buf, ext->s, ext->len);
 	buf[ext->len] = '\0';
+	if (perm & V9P_DMLINK) {
+		/* before df->lock: the table lock is never taken under a fid lock */
+		char *end;
+		unsigned long n = strtoul(buf, &end, 10);
+
+		if (end == buf || (*end && *end != '\n'))
+			return -EINVAL;
+		target = srv_fid_get(req->conn, (uint32_t)n);
+		if (!target)
+			return -EBADF;
+	}
 
 	pthread_mutex_lock(&df->lock);
 	if (df->ofd >= 0 || !S_ISDIR(df->ftype)) {
+		err = df->ofd >= 0 ? -EBUSY : -ENOTDIR;
 		pthread_mutex_unlock(&df->lock);
-		return df->ofd >= 0 ? -EBUSY : -ENOTDIR;
+		srv_fid_put(target);
+		return err;
 	}
 	if (perm & V9P_DMSYMLINK) {
 		if (symlinkat(buf, df->pfd, name) < 0)
 			err = -errno;
 	} else if (perm & V9P_DMLINK) {
-		char *end;
-		unsigned long n = strtoul(buf, &end, 10);
-		struct srv_fid *target;
-
-		if (end == buf || (*end && *end != '\n')) {
-			err = -EINVAL;
-		} else if (!(target = srv_fid_get(req->conn, (uint32_t)n))) {
-			err = -EBADF;
-		} else {
-			err = srv_link_fid(target, df->pfd, name);
-			srv_fid_put(target);
-		}
+		err = srv_link_fid(target, df->pfd, name);
 	} else if (perm & V9P_DMDEVICE) {
 		char kind;
 		unsigned int ma, mi;
@@ -219,6 +222,7 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 			err = -errno;
 	}
 	pthread_mutex_unlock(&df->lock);
+	srv_fid_put(target);
 	if (err < 0)
 		return err;
 	return srv_become_child(df, name, &req->out.rcreate.qid);
@@ -383,17 +387,21 @@ int srv_op_wstat(struct srv_req *req)
 		if (err < 0)
 			goto out;
 	}
-	if (s->name.len && strcmp(name, fid_name(f)) != 0) {
-		const char *base;
+	if (s->name.len) {
+		const char *base, *cur;
 		char *dpath, *opath;
 		int dfd;
 
-		pthread_mutex_lock(&f->lock);
-		opath = strdup(f->path);
-		pthread_mutex_unlock(&f->lock);
+		opath = srv_fid_path(f);
 		if (!opath) {
 			err = -ENOMEM;
 			goto out;
+		}
+		cur = strrchr(opath, '/');
+		cur = cur ? cur + 1 : opath;
+		if (!strcmp(name, cur)) {
+			free(opath);
+			goto done;	/* same name: nothing to rename */
 		}
 		dfd = srv_open_parent(opath, &base);
 		if (dfd < 0) {
@@ -410,6 +418,7 @@ int srv_op_wstat(struct srv_req *req)
 		if (err < 0)
 			goto out;
 	}
+done:
 	err = srv_reply_fcall(req, V9P_RWSTAT);
 out:
 	srv_fid_put(f);

@@ -257,7 +257,7 @@ out:
 int srv_op_rename(struct srv_req *req)
 {
 	struct v9p_trename *t = &req->in.trename;
-	char name[NAME_MAX + 1], *opath = NULL, *odir = NULL;
+	char name[NAME_MAX + 1], *opath = NULL, *odir = NULL, *dpath;
 	struct srv_fid *f, *d = NULL;
 	const char *base;
 	int err, ofd = -1;
@@ -273,9 +273,7 @@ int srv_op_rename(struct srv_req *req)
 		d = NULL;
 		goto out;
 	}
-	pthread_mutex_lock(&f->lock);
-	opath = strdup(f->path);
-	pthread_mutex_unlock(&f->lock);
+	opath = srv_fid_path(f);
 	if (!opath || !(odir = srv_path_parent(opath))) {
 		err = -ENOMEM;
 		goto out;
@@ -285,7 +283,9 @@ int srv_op_rename(struct srv_req *req)
 		err = ofd;
 		goto out;
 	}
-	err = srv_rename_names(req->conn, ofd, odir, base, d->pfd, d->path, name);
+	dpath = srv_fid_path(d);
+	err = dpath ? srv_rename_names(req->conn, ofd, odir, base, d->pfd, dpath, name) : -ENOMEM;
+	free(dpath);
 	if (err == 0)
 		err = srv_reply_fcall(req, V9P_RRENAME);
 out:
@@ -319,7 +319,14 @@ int srv_op_renameat(struct srv_req *req)
 		srv_fid_put(od);
 		return err;
 	}
-	err = srv_rename_names(req->conn, od->pfd, od->path, oname, nd->pfd, nd->path, nname);
+	{
+		char *op = srv_fid_path(od), *np = srv_fid_path(nd);
+
+		err = op && np ? srv_rename_names(req->conn, od->pfd, op, oname, nd->pfd, np, nname)
+			       : -ENOMEM;
+		free(op);
+		free(np);
+	}
 	if (err == 0)
 		err = srv_reply_fcall(req, V9P_RRENAMEAT);
 	srv_fid_put(nd);

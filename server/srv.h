@@ -163,6 +163,7 @@ void srv_fidtab_destroy(struct srv_fidtab *t);
 struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err);
 struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid);
 void srv_fid_put(struct srv_fid *f);
+char *srv_fid_path(struct srv_fid *f);
 int srv_fid_unhash(struct srv_conn *c, struct srv_fid *f);
 void srv_fid_clunk_all(struct srv_conn *c);
 void srv_fid_rename_paths(struct srv_conn *c, const char *from, const char *to);

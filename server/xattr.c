@@ -118,7 +118,7 @@ int srv_op_xattrwalk(struct srv_req *req)
 	{
 		struct v9p_qid q;
 
-		err = srv_fid_set(nf, pfd, strdup(f->path), f->user, &q);
+		err = srv_fid_set(nf, pfd, srv_fid_path(f), f->user, &q);
 	}
 	if (err < 0) {
 		srv_fid_unhash(req->conn, nf);
