@@ -548,6 +548,10 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	if (fid && req->in_table) {
 		req->orphan_fid = fid;
 		fid = NULL;
+	} else if (fid && req->state == REQ_DONE &&
+		   req->rc.type != V9P_RERROR) {
+		/* Answered just now: the server has the fid; clunk it. */
+		fid->established = true;
 	}
 	spin_unlock(&c->lock);
 	req_retired(c, &list);
