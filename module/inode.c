@@ -163,6 +163,25 @@ unsigned int v9fs_dtype(const struct v9fs_session *s, const struct v9p_stat *st)
 }
 
 /*
+ * 9P2000.u has no link count; a server may put "HARDLINKCOUNT n" in the
+ * extension of a regular file (the in-tree client's convention).
+ */
+static void v9fs_link_count(struct inode *inode, const struct v9p_str *ext)
+{
+	static const char tag[] = "HARDLINKCOUNT ";
+	unsigned int n;
+	char buf[32];
+
+	if (ext->len <= sizeof(tag) - 1 || ext->len >= sizeof(buf) ||
+	    memcmp(ext->s, tag, sizeof(tag) - 1))
+		return;
+	memcpy(buf, ext->s, ext->len);
+	buf[ext->len] = '\0';
+	if (kstrtouint(buf + sizeof(tag) - 1, 10, &n) == 0 && n)
+		set_nlink(inode, n);
+}
+
+/*
  * Refresh an inode's attributes from a stat. The file type of an existing
  * inode never changes here: revalidation drops a dentry whose file did.
  */
@@ -195,6 +214,8 @@ void v9fs_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
 
 	if (!S_ISDIR(inode->i_mode))
 		i_size_write(inode, st->length);
+	if (v9fs_extended(s) && S_ISREG(inode->i_mode) && inode->i_nlink)
+		v9fs_link_count(inode, &st->extension);
 	inode->i_blocks = (st->length + 511) >> 9;
 	V9FS_I(inode)->qid.version = st->qid.version;
 }
