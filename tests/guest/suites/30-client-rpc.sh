@@ -51,7 +51,6 @@ dd if=/dev/urandom of="$EXP/blob" bs=64k count=64 2> /dev/null # 4 MiB
 for i in 1 2 3 4 5 6 7 8; do
 	dd if=/dev/urandom of="$EXP/small$i" bs=1k count=$((i * 9)) 2> /dev/null
 done
-dmesg -c > /dev/null 2>&1
 
 if ! load_client 9P; then
 	not_ok "9p2000.ko loads"
@@ -88,6 +87,59 @@ fi
 check "msize=2048 (below 4096) is refused" \
 	sh -c "! mount -t 9P -o proto=tcp,port=$P,msize=2048 127.0.0.1 $M"
 mounted $M && umount $M
+
+# fake_version NAME REPLY: mount over trans=fd against a scripted peer that
+# reads the 21-byte Tversion (version=9p2000.u) and answers with REPLY (printf
+# octal escapes), then goes silent. Sets FAKE_RC and FAKE_LOG (new kernel log).
+fake_version() {
+	_f=/tmp/fake.$1
+	rm -f "$_f.c2s" "$_f.s2c"
+	mkfifo "$_f.c2s" "$_f.s2c"
+	(dd bs=1 count=21 < "$_f.c2s" > /dev/null 2>&1 && printf "$2" > "$_f.s2c" &&
+		sleep 8) &
+	_pid=$!
+	_n=$(dmesg | wc -l)
+	timeout 20 mount -t 9P -o trans=fd,rfdno=3,wfdno=4,version=9p2000.u,msize=65536,timeout=3 \
+		none $M 3<> "$_f.s2c" 4<> "$_f.c2s" 2> /dev/null
+	FAKE_RC=$?
+	FAKE_LOG=$(dmesg | tail -n +$((_n + 1)))
+	kill $_pid 2> /dev/null
+	wait $_pid 2> /dev/null
+	mounted $M && umount $M
+}
+
+# Rversion: size[4] type[1]=101 tag[2]=NOTAG msize[4] version[s]
+if [ "$(printf '\023\000\000\000\145' | wc -c)" = 5 ]; then
+	fake_version legacy '\023\000\000\000\145\377\377\000\000\001\000\006\0009P2000'
+	case $FAKE_LOG in
+	*"speaks 9P2000, not 9P2000.u: using 9P2000"*) ok "a server answering 9P2000 to 9P2000.u: fallback to 9P2000" ;;
+	*) not_ok "a server answering 9P2000 to 9P2000.u: fallback to 9P2000"
+		printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
+	esac
+	fake_version unknown '\024\000\000\000\145\377\377\000\000\001\000\007\000unknown'
+	case $FAKE_RC:$FAKE_LOG in
+	0:*) not_ok "a server answering \"unknown\": the mount fails" ;;
+	*'answered "unknown"'*) ok "a server answering \"unknown\": the mount fails, the log says why" ;;
+	*) not_ok "a server answering \"unknown\": the log says why"
+		printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
+	esac
+	fake_version absurd '\025\000\000\000\145\377\377\000\010\000\000\010\0009P2000.u'
+	case $FAKE_RC:$FAKE_LOG in
+	0:*) not_ok "a server offering msize 2048: the mount fails" ;;
+	*"absurd msize of 2048"*) ok "a server offering msize 2048: refused as absurd" ;;
+	*) not_ok "a server offering msize 2048: the log says why"
+		printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
+	esac
+	fake_version raised '\025\000\000\000\145\377\377\000\000\002\000\010\0009P2000.u'
+	case $FAKE_RC:$FAKE_LOG in
+	0:*) not_ok "a server raising msize 65536 to 131072: the mount fails" ;;
+	*"raised msize from 65536 to 131072"*) ok "a server raising msize to 131072: refused" ;;
+	*) not_ok "a server raising msize: the log says why"
+		printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
+	esac
+else
+	skip "scripted Tversion replies" "printf cannot write NUL bytes"
+fi
 
 # --- transports ------------------------------------------------------------
 if mount_9p 9P unix 9p2000.u $P $M; then
