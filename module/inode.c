@@ -601,13 +601,9 @@ out:
 static int v9fs_vfs_mkdir(struct v9fs_idmap *idmap, struct inode *dir,
 			  struct dentry *dentry, umode_t mode)
 {
-	int err;
-
-	err = v9fs_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFDIR, 0,
-				 V9P_OREAD, NULL, 0, NULL, NULL);
-	if (!err)
-		inc_nlink(dir);
-	return err;
+	/* A directory's link count stays 2: 9P2000 reports none to track. */
+	return v9fs_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFDIR, 0,
+				  V9P_OREAD, NULL, 0, NULL, NULL);
 }
 
 static int v9fs_vfs_symlink(struct v9fs_idmap *idmap, struct inode *dir,
@@ -681,12 +677,23 @@ static int v9fs_remove_dentry(struct dentry *dentry)
 	return v9fs_remove(clone);
 }
 
+/*
+ * Link counts are this client's own bookkeeping (the server reports none,
+ * or HARDLINKCOUNT), so two names looked up apart can share an inode whose
+ * count is 1: never drop below 0.
+ */
+static void v9fs_drop_nlink(struct inode *inode)
+{
+	if (inode->i_nlink)
+		drop_nlink(inode);
+}
+
 static int v9fs_vfs_unlink(struct inode *dir, struct dentry *dentry)
 {
 	int err = v9fs_remove_dentry(dentry);
 
 	if (!err)
-		drop_nlink(d_inode(dentry));
+		v9fs_drop_nlink(d_inode(dentry));
 	return err;
 }
 
@@ -694,10 +701,8 @@ static int v9fs_vfs_rmdir(struct inode *dir, struct dentry *dentry)
 {
 	int err = v9fs_remove_dentry(dentry);
 
-	if (!err) {
+	if (!err)
 		clear_nlink(d_inode(dentry));
-		drop_nlink(dir);
-	}
 	return err;
 }
 
@@ -736,12 +741,10 @@ static int v9fs_vfs_rename(struct v9fs_idmap *idmap, struct inode *old_dir,
 		return err;
 
 	if (target) {
-		if (S_ISDIR(target->i_mode)) {
+		if (S_ISDIR(target->i_mode))
 			clear_nlink(target);
-			drop_nlink(new_dir);
-		} else {
-			drop_nlink(target);
-		}
+		else
+			v9fs_drop_nlink(target);
 	}
 	return 0;
 }
