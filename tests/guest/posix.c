@@ -34,6 +34,8 @@ static const char *prefix = "";
 static int failures;
 static int nr_entries = 10000;
 static char *skiplist;
+static char rd_dir[4096] = "rd";	/* -D: a directory already holding the entries */
+static int rd_given;
 
 /* ---- TAP output ---------------------------------------------------- */
 
@@ -556,7 +558,7 @@ static void test_mkdir(void)
 
 static void test_readdir(void)
 {
-	char name[64];
+	char name[4200];
 	unsigned char *seen;
 	int i, fd, created = 0, dups = 0, missing = 0, strays = 0;
 	struct dirent *de;
@@ -566,24 +568,30 @@ static void test_readdir(void)
 
 	if (skipped("readdir"))
 		return;
-	if (!check_sys(mkdir("rd", 0755), "readdir: mkdir"))
-		return;
 	t0 = now();
-	for (i = 0; i < nr_entries; i++) {
-		snprintf(name, sizeof(name), "rd/entry-%05d", i);
-		fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
-		if (fd < 0)
-			break;
-		close(fd);
-		created++;
+	if (rd_given) {
+		/* made beforehand (posix-suite -M), so only the listing is measured */
+		printf("# %sreaddir: listing the %d entries made beforehand in %s\n", prefix,
+		       nr_entries, rd_dir);
+	} else {
+		if (!check_sys(mkdir(rd_dir, 0755), "readdir: mkdir"))
+			return;
+		for (i = 0; i < nr_entries; i++) {
+			snprintf(name, sizeof(name), "%s/entry-%05d", rd_dir, i);
+			fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+			if (fd < 0)
+				break;
+			close(fd);
+			created++;
+		}
+		if (!check(created == nr_entries, strerror(errno),
+			   "readdir: create %d files (created %d)", nr_entries, created))
+			goto cleanup;
+		took("readdir: creating the files", t0);
 	}
-	if (!check(created == nr_entries, strerror(errno),
-		   "readdir: create %d files (created %d)", nr_entries, created))
-		goto cleanup;
-	took("readdir: creating the files", t0);
 	t0 = now();
 	seen = calloc(nr_entries, 1);
-	d = opendir("rd");
+	d = opendir(rd_dir);
 	if (!check_sys(d ? 0 : -1, "readdir: opendir") || !seen) {
 		free(seen);
 		goto cleanup;
@@ -655,12 +663,14 @@ static void test_readdir(void)
 	closedir(d);
 	free(seen);
 cleanup:
+	if (rd_given)
+		return;
 	t0 = now();
 	for (i = 0; i < created; i++) {
-		snprintf(name, sizeof(name), "rd/entry-%05d", i);
+		snprintf(name, sizeof(name), "%s/entry-%05d", rd_dir, i);
 		unlink(name);
 	}
-	check_sys(rmdir("rd"), "readdir: remove the %d entries and the directory", created);
+	check_sys(rmdir(rd_dir), "readdir: remove the %d entries and the directory", created);
 	took("readdir: removing them", t0);
 }
 
@@ -891,11 +901,35 @@ static int known_group(const char *name, size_t len)
 	return 0;
 }
 
+/* -M: make the readdir entries in @dir (locally, fast), for a later -D run. */
+static int make_entries(const char *dir)
+{
+	char name[4096];
+	int i, fd;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "posix-suite: mkdir %s: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	for (i = 0; i < nr_entries; i++) {
+		snprintf(name, sizeof(name), "%s/entry-%05d", dir, i);
+		fd = open(name, O_CREAT | O_WRONLY, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "posix-suite: create %s: %s\n", name, strerror(errno));
+			return 2;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 static void usage(void)
 {
 	int i;
 
-	fprintf(stderr, "usage: posix-suite [-s group,...] [-p prefix] [-n entries] DIR\n"
+	fprintf(stderr, "usage: posix-suite [-s group,...] [-p prefix] [-n entries] "
+		"[-D readdir-dir] DIR\n"
+		"       posix-suite -n entries -M DIR   (make DIR's entries for a later -D)\n"
 		"groups:");
 	for (i = 0; groups[i]; i++)
 		fprintf(stderr, " %s", groups[i]);
@@ -930,8 +964,16 @@ int main(int argc, char **argv)
 	double t0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:p:n:h")) != -1) {
+	const char *make_dir = NULL, *given = NULL;
+
+	while ((opt = getopt(argc, argv, "s:p:n:D:M:h")) != -1) {
 		switch (opt) {
+		case 'D':
+			given = optarg;
+			break;
+		case 'M':
+			make_dir = optarg;
+			break;
 		case 's':
 			skiplist = optarg;
 			break;
@@ -947,8 +989,18 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	if (make_dir)
+		return make_entries(make_dir);
 	if (optind != argc - 1)
 		usage();
+	if (given) {
+		/* relative to DIR, and made absolute before we chdir away */
+		if (given[0] == '/')
+			snprintf(rd_dir, sizeof(rd_dir), "%s", given);
+		else
+			snprintf(rd_dir, sizeof(rd_dir), "%s/%s", argv[optind], given);
+		rd_given = 1;
+	}
 	for (p = skiplist; p && *p;) {
 		size_t len = strcspn(p, ",");
 
