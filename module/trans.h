@@ -50,7 +50,7 @@ int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o);
 #define v9fs_trans_dbg(t, fmt, ...)					\
 	do {								\
 		if ((t)->debug & V9FS_DEBUG_TRANS)			\
-			pr_info("9P trans: " fmt, ##__VA_ARGS__);	\
+			pr_info("trans: " fmt, ##__VA_ARGS__);		\
 	} while (0)
 
 #endif /* V9FS_TRANS_H */

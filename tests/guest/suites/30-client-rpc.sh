@@ -171,6 +171,30 @@ else
 	v9fsd_start "$EXP" $P || exit 0
 fi
 
+# --- debug= bits ------------------------------------------------------------
+# 0x04 traces 9P messages, 0x20 the RPC layer, 0x40 the transport.
+n=$(dmesg | wc -l)
+if mount_9p 9P tcp 9p2000.u $P $M debug=0x64; then
+	cat "$M/small1" > /dev/null
+	umount_9p $M
+	log=$(dmesg | tail -n +$((n + 1)))
+	for want in ">>> Tread tag" "<<< Rread tag" "version 9P2000.u, msize" \
+		"trans: tcp: connected to 127.0.0.1"; do
+		case $log in
+		*"$want"*) ok "debug=0x64 logs \"$want\"" ;;
+		*) not_ok "debug=0x64 logs \"$want\"" ;;
+		esac
+	done
+	n=$(dmesg | wc -l)
+	mount_9p 9P tcp 9p2000.u $P $M && cat "$M/small1" > /dev/null && umount_9p $M
+	case $(dmesg | tail -n +$((n + 1))) in
+	*">>> T"*) not_ok "without debug= no message is traced" ;;
+	*) ok "without debug= no message is traced" ;;
+	esac
+else
+	not_ok "mount with debug=0x64"
+fi
+
 # --- many requests in flight, pipelined I/O --------------------------------
 for ms in 8192 131072; do
 	if ! mount_9p 9P tcp 9p2000.u $P $M msize=$ms; then
