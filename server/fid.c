@@ -114,6 +114,7 @@ static void fid_free(struct srv_fid *f)
 	if (f->xattr)
 		srv_xattr_free(f->xattr);
 	srv_user_put(f->user);
+	free(f->dir_marks);
 	free(f->path);
 	pthread_mutex_destroy(&f->lock);
 	free(f);

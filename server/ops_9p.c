@@ -433,11 +433,57 @@ struct linux_dirent64 {
 	char d_name[];
 };
 
+#define SRV_MAX_DIRMARKS (1u << 18)
+
+/* Remember that an entry starts at byte off, at host position cookie. */
+static void dir_mark(struct srv_fid *f, uint64_t off, long cookie)
+{
+	if (f->dir_nmarks && f->dir_marks[f->dir_nmarks - 1].off >= off)
+		return;	/* already known: offsets only grow within a pass */
+	if (f->dir_nmarks == f->dir_capmarks) {
+		uint32_t cap = f->dir_capmarks ? f->dir_capmarks * 2 : 64;
+		struct srv_dirmark *m;
+
+		if (cap > SRV_MAX_DIRMARKS)
+			return;
+		m = realloc(f->dir_marks, cap * sizeof(*m));
+		if (!m)
+			return;
+		f->dir_marks = m;
+		f->dir_capmarks = cap;
+	}
+	f->dir_marks[f->dir_nmarks].off = off;
+	f->dir_marks[f->dir_nmarks].cookie = cookie;
+	f->dir_nmarks++;
+}
+
+static bool dir_seek(struct srv_fid *f, uint64_t off)
+{
+	uint32_t lo = 0, hi = f->dir_nmarks;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (f->dir_marks[mid].off == off) {
+			f->dir_cookie = f->dir_marks[mid].cookie;
+			f->dir_off = off;
+			return true;
+		}
+		if (f->dir_marks[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /*
  * 9P2000 directory read: stat records, whole ones only. The offset must be
- * 0 (start over) or where the previous read ended; the position in the
- * host directory is kept as a getdents cookie, so entries added or removed
- * meanwhile do not shift the ones not yet read.
+ * 0 (start over), where the previous read ended, or where an entry already
+ * returned started (so a client's seekdir(telldir()) works, though
+ * read(5) does not require it). The position in the host directory is kept
+ * as a getdents cookie, so entries added or removed meanwhile do not shift
+ * the ones not yet read.
  */
 int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
 		       uint32_t count, uint8_t *buf, uint32_t *got)
@@ -456,7 +502,8 @@ int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
 	if (off == 0) {
 		f->dir_cookie = 0;
 		f->dir_off = 0;
-	} else if (off != f->dir_off) {
+		f->dir_nmarks = 0;
+	} else if (off != f->dir_off && !dir_seek(f, off)) {
 		err = -EINVAL;
 		goto out;
 	}
@@ -497,6 +544,7 @@ int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
 				full = true;
 				break;
 			}
+			dir_mark(f, off + used, f->dir_cookie);
 			used += (uint32_t)len;
 			f->dir_cookie = de->d_off;
 		}

@@ -67,6 +67,12 @@ struct srv_user {
 
 struct srv_xattr;
 
+/* Where a 9P2000 directory entry started: byte offset and host cookie. */
+struct srv_dirmark {
+	uint64_t off;
+	long cookie;
+};
+
 /*
  * A fid: a reference-counted handle on a file beneath the export root.
  * pfd is an O_PATH descriptor that names the file itself (never followed
@@ -90,6 +96,8 @@ struct srv_fid {
 	/* directory reads */
 	uint64_t dir_off;		/* 9P2000: next expected byte offset */
 	long dir_cookie;		/* position (d_off) to resume at */
+	struct srv_dirmark *dir_marks;	/* entry start offsets seen, for seekdir */
+	uint32_t dir_nmarks, dir_capmarks;
 	/* xattr fids (.L) */
 	struct srv_xattr *xattr;
 };

@@ -241,6 +241,19 @@ static void run(const char *version)
 	err = tc_read(&c, 3, 5, buf, 300);
 	tap_ok(err < 0, "%s: a directory read at an offset that is not the last end fails (%d)",
 	       version, err);
+	{
+		/* seekdir(telldir()): back to where an earlier read ended */
+		char first[300], again[300];
+		int a, b, x;
+
+		x = tc_read(&c, 3, 0, buf, 300);
+		a = x > 0 ? tc_read(&c, 3, (uint64_t)x, first, 300) : -1;
+		if (a > 0)
+			tc_read(&c, 3, (uint64_t)(x + a), buf, 300);
+		b = a > 0 ? tc_read(&c, 3, (uint64_t)x, again, 300) : -1;
+		tap_ok(a > 0 && a == b && !memcmp(first, again, (size_t)a),
+		       "%s: a read at an earlier entry boundary returns the same records", version);
+	}
 	err = tc_read(&c, 3, 0, buf, 20);
 	tap_ok(err < 0, "%s: a count smaller than one stat record fails (%d)", version, err);
 	tc_clunk(&c, 3);
