@@ -66,9 +66,9 @@ one() {
 	_msgs=-
 	if [ "$_counted" = 1 ]; then
 		snap "$W/after"
-		_m=$(msgdiff "$W/before" "$W/after")
-		_msgs=${_m%% *}
-		say "# $_cfg $_wl: ${_secs}s, $_m"
+		_diff=$(msgdiff "$W/before" "$W/after")
+		_msgs=${_diff%% *}
+		say "# $_cfg $_wl: ${_secs}s, $_diff"
 	else
 		say "# $_cfg $_wl: ${_secs}s"
 	fi
@@ -95,9 +95,10 @@ workloads() {
 }
 
 # bench_mount CONFIG CLIENT DIALECT PORT EXTRA COUNTED
+# (lib.sh's mount_9p uses _c _t _d _p _m _x, so names here are longer)
 bench_mount() {
-	_cfg=$1 _cl=$2 _dia=$3 _port=$4 _x=$5 _cnt=$6 _m=/mnt/bench
-	if ! mount_9p "$_cl" tcp "$_dia" "$_port" $_m "$_x" > "$W/mount" 2>&1; then
+	_cfg=$1 _cl=$2 _dia=$3 _port=$4 _opts=$5 _cnt=$6 _mnt=/mnt/bench
+	if ! mount_9p "$_cl" tcp "$_dia" "$_port" $_mnt "$_opts" > "$W/mount" 2>&1; then
 		say "# $_cfg: mount failed: $(tail -n 1 "$W/mount")"
 		dmesg | tail -n 3 | sed 's/^/#   /'
 		for wl in seqwrite seqread randread smallfiles ls-l; do
@@ -105,9 +106,9 @@ bench_mount() {
 		done
 		return
 	fi
-	say "# $_cfg: $(grep " $_m " /proc/mounts)"
-	workloads "$_cfg" $_m "$_cnt"
-	umount_9p $_m || say "# $_cfg: umount failed"
+	say "# $_cfg: $(grep " $_mnt " /proc/mounts)"
+	workloads "$_cfg" $_mnt "$_cnt"
+	umount_9p $_mnt || say "# $_cfg: umount failed"
 }
 
 say "# bench: kernel $(uname -r), msize $MSIZE, ${MIB} MiB sequential, $RAND random reads," \
