@@ -57,7 +57,14 @@ static int live_get(char *buf, const struct kernel_param *kp)
 	return scnprintf(buf, PAGE_SIZE, "%d\n", atomic_read(kp->arg));
 }
 
+/* The parameter parser calls ->set unconditionally: refuse, don't oops. */
+static int live_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
 static const struct kernel_param_ops live_ops = {
+	.set = live_set,
 	.get = live_get,
 };
 

@@ -63,6 +63,10 @@ for i in 1 2 3 4 5 6 7 8; do
 	dd if=/dev/urandom of="$EXP/small$i" bs=1k count=$((i * 9)) 2> /dev/null
 done
 
+if ! grep -qw 9P /proc/filesystems; then
+	check "insmod with live_fids=7 is refused (the counters are read-only)" \
+		sh -c "! insmod $V9FS_KO live_fids=7 2> /dev/null"
+fi
 if ! load_client 9P; then
 	not_ok "9p2000.ko loads"
 	exit 0
