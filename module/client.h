@@ -113,7 +113,11 @@ int v9fs_open(struct v9fs_fid *fid, u8 mode);
 /* @dfid (a directory) becomes the new, open file; @extension is .u only. */
 int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
 		const char *extension);
-/* Split by min(iounit, msize - 24); short reads/writes give short counts. */
+/*
+ * Split by min(iounit, msize - 24), up to four chunks in flight (reads once
+ * a first chunk came back full; never on directories or append-only files).
+ * A short reply ends the call with a short count.
+ */
 ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to);
 ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from);
 /* One kmalloc'd block: the stat with its strings after it. kfree() it. */
