@@ -242,7 +242,7 @@ case " $clients " in
 	# Counting is the kernel's: kmem_cache_destroy() at rmmod checks each of our
 	# caches for objects still allocated and complains in the log if any are.
 	diag "9P module state before rmmod: refcnt $(cat /sys/module/9p2000/refcnt 2> /dev/null)"
-	caches=$(awk '$1 ~ /^(v9fs|9p2000)/ { print $1 }' /proc/slabinfo 2> /dev/null | sort -u)
+	caches=$(awk '$1 ~ /^(v9fs|9p2000)/ { print $1 }' /proc/slabinfo 2> /dev/null | sort -u | tr '\n' ' ')
 	grep -E '^(v9fs|9p2000)' /proc/slabinfo 2> /dev/null | sed 's/^/#   slab before rmmod: /'
 	klog0=$(dmesg | wc -l)	# only what rmmod adds (never clear the log)
 	if rmmod 9p2000 2> "$OUT/rmmod.txt"; then
