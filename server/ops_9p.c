@@ -539,8 +539,12 @@ int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
 			build_stat(d, &st, de->d_name, f->ofd, de->d_name, &s, ss);
 			len = v9p_stat_pack(&s, d, buf + used, count - used);
 			if (len < 0) {
-				if (used == 0)
-					err = -EMSGSIZE;	/* count too small */
+				/*
+				 * A count too small for this entry reads 0 bytes:
+				 * Linux's client fills its buffer with a second read
+				 * for the few bytes left and stops at 0, then asks
+				 * again at this offset with a full count.
+				 */
 				full = true;
 				break;
 			}
