@@ -81,6 +81,12 @@ v9fsd_stop() {
 mount_9p() {
 	_c=$1 _t=$2 _d=$3 _p=$4 _m=$5 _x=${6:+,$6}
 	mkdir -p "$_m"
+	# Plain 9P2000 carries no numeric uid: the attach name alone says who we
+	# are, and both clients default to "nobody", who may not write the
+	# root-owned export. Attach as root unless the caller names a user.
+	if [ "$_d" = 9p2000 ]; then
+		case ",$_x," in *,name=* | *,uname=*) ;; *) _x="$_x,uname=root" ;; esac
+	fi
 	case $_c in
 	9P) _proto=proto _cache= ;;
 	9p) _proto=trans _cache=,cache=none ;;
