@@ -1,6 +1,6 @@
 # Guest images and runs. The userland archive is shared by every kernel; each
 # kernel adds one small archive with its modules.
-GUEST_INPUTS := tests/vm/init tests/vm/initramfs.sh $(shell find tests/guest tests/vm/selftest bench -type f 2>/dev/null)
+GUEST_INPUTS := tests/vm/init tests/vm/klog-bad tests/vm/initramfs.sh $(shell find tests/guest tests/vm/selftest bench -type f 2>/dev/null)
 
 $(BUILD)/guest/base.cpio.gz: $(GUEST_PROGS) $(GUEST_INPUTS)
 	@mkdir -p $(@D)

@@ -37,6 +37,7 @@ base)
 		[ -e "$stage/$app" ] || ln -s /bin/busybox "$stage/$app"
 	done
 	install -m 755 "$top/tests/vm/init" "$stage/init"
+	install -m 644 "$top/tests/vm/klog-bad" "$stage/v9fs/klog-bad"
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' \
 		> "$stage/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage/etc/group"

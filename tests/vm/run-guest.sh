@@ -65,7 +65,7 @@ elif [ $rc -ne 1 ]; then
 elif ! grep -q '^V9FS-DONE' "$res"; then
 	why="the guest gave no result line"
 fi
-klog_bad='BUG:|WARNING:|Oops|general protection|hung task|refcount_t|Kernel panic|blocked for more than'
+klog_bad=$(cat "$top/tests/vm/klog-bad")
 
 case $mode in
 test)
