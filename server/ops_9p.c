@@ -4,8 +4,9 @@
  * directory reads as stat records.
  *
  * .u additions: numeric ids, the extension string of special files
- * (symlink target, "b 1 2"/"c 1 2" devices, DMLINK's fid number) and the
- * errno in Rerror.
+ * (symlink target, "b 1 2"/"c 1 2" devices, DMLINK's fid number), the link
+ * count of regular files and directories ("HARDLINKCOUNT n") and the errno
+ * in Rerror.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -84,6 +85,16 @@ static void build_stat(enum v9p_dialect d, const struct stat *st, const char *na
 			snprintf(ss->ext, sizeof(ss->ext), "%c %u %u",
 				 S_ISBLK(st->st_mode) ? 'b' : 'c',
 				 major(st->st_rdev), minor(st->st_rdev));
+		} else if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) {
+			/*
+			 * .u has no link count field: Linux's client reads
+			 * "HARDLINKCOUNT n" from the extension of regular files
+			 * and directories (and only those; the extension of
+			 * other types keeps its own meaning).
+			 */
+			snprintf(ss->ext, sizeof(ss->ext), "HARDLINKCOUNT %u",
+				 st->st_nlink > UINT32_MAX ? UINT32_MAX :
+				 (unsigned int)st->st_nlink);
 		}
 		s->n_uid = st->st_uid;
 		s->n_gid = st->st_gid;

@@ -106,6 +106,50 @@ static int read_dir(uint32_t fid, uint32_t count, int *entries, int *found_name,
 	}
 }
 
+/*
+ * Find name in directory fid's stat records (read from offset 0) and copy
+ * its extension into ext. Returns 0, -ENOENT or a read error.
+ */
+static int dir_entry_ext(uint32_t fid, const char *name, char *ext, size_t len)
+{
+	uint64_t off = 0;
+	uint8_t buf[8192];
+	int n;
+
+	for (;;) {
+		uint32_t pos = 0;
+
+		n = tc_read(&c, fid, off, buf, sizeof(buf));
+		if (n <= 0)
+			return n < 0 ? n : -ENOENT;
+		while (pos < (uint32_t)n) {
+			struct v9p_stat st;
+			int k = v9p_stat_unpack(buf + pos, (uint32_t)n - pos, c.d, &st);
+
+			if (k < 0)
+				return -EPROTO;
+			pos += (uint32_t)k;
+			if (v9p_str_eq(&st.name, name)) {
+				snprintf(ext, len, "%.*s", st.extension.len, st.extension.s);
+				return 0;
+			}
+		}
+		off += (uint64_t)n;
+	}
+}
+
+/* Tstat's extension as a C string ("" on error). */
+static const char *stat_ext(uint32_t fid)
+{
+	static char ext[256];
+	struct v9p_stat st;
+
+	ext[0] = '\0';
+	if (do_stat(fid, &st) == 0)
+		snprintf(ext, sizeof(ext), "%.*s", st.extension.len, st.extension.s);
+	return ext;
+}
+
 static void run(const char *version)
 {
 	char *dir = tc_tmpdir();
@@ -175,6 +219,11 @@ static void run(const char *version)
 	err = do_stat(0, &st);
 	tap_ok(err == 0 && (st.mode & V9P_DMDIR) && st.qid.type == V9P_QTDIR,
 	       "%s: Tstat of the root is a directory", version);
+	if (!dotu) {
+		err = do_stat(2, &st);
+		tap_ok(err == 0 && st.extension.len == 0,
+		       "9P2000: a stat carries no extension (no link count)");
+	}
 
 	/* Twstat: only length, then only mode, then times, then name */
 	v9p_stat_dont_touch(&st);
@@ -289,12 +338,45 @@ static void run(const char *version)
 			tap_ok(err == 0 && stat(at(dir, "hl"), &a) == 0 && stat(at(dir, "g"), &b) == 0 &&
 			       a.st_ino == b.st_ino, "9P2000.u: Tcreate DMLINK makes a hard link");
 		}
+		/* link counts: "HARDLINKCOUNT n" for regular files and directories */
+		{
+			char want[64], ext[256];
+			struct stat ds;
+
+			tap_ok(!strcmp(stat_ext(5), "HARDLINKCOUNT 2"),
+			       "9P2000.u: Tstat of a file with two names says HARDLINKCOUNT 2 (%s)",
+			       stat_ext(5));
+			tc_walk(&c, 0, 6, "d");
+			stat(at(dir, "d"), &ds);
+			snprintf(want, sizeof(want), "HARDLINKCOUNT %u", (unsigned int)ds.st_nlink);
+			tap_ok(!strcmp(stat_ext(6), want),
+			       "9P2000.u: Tstat of a directory says %s (%s)", want, stat_ext(6));
+			tc_clunk(&c, 6);
+			tc_walk(&c, 0, 6, "");
+			tc_open(&c, 6, V9P_OREAD);
+			tap_ok(dir_entry_ext(6, "hl", ext, sizeof(ext)) == 0 &&
+			       !strcmp(ext, "HARDLINKCOUNT 2"),
+			       "9P2000.u: the directory-read record of a linked file has it too (%s)", ext);
+			tap_ok(dir_entry_ext(6, "sl", ext, sizeof(ext)) == 0 && !strcmp(ext, "g"),
+			       "9P2000.u: a symlink's record keeps its target as the extension (%s)", ext);
+			tap_ok(dir_entry_ext(6, "d", ext, sizeof(ext)) == 0 && !strcmp(ext, want),
+			       "9P2000.u: a directory's record says %s (%s)", want, ext);
+			tc_clunk(&c, 6);
+			unlink(at(dir, "hl"));
+			tap_ok(!strcmp(stat_ext(5), "HARDLINKCOUNT 1"),
+			       "9P2000.u: after unlinking the second name: HARDLINKCOUNT 1 (%s)",
+			       stat_ext(5));
+		}
 		err = create_special(0, "pipe", V9P_DMNAMEDPIPE | 0644, "");
 		tap_ok(err == 0 && stat(at(dir, "pipe"), &hs) == 0 && S_ISFIFO(hs.st_mode),
 		       "9P2000.u: Tcreate DMNAMEDPIPE makes a fifo");
 		err = create_special(0, "sock", V9P_DMSOCKET | 0644, "");
 		tap_ok(err == 0 && lstat(at(dir, "sock"), &hs) == 0 && S_ISSOCK(hs.st_mode),
 		       "9P2000.u: Tcreate DMSOCKET makes a socket node");
+		tc_walk(&c, 0, 6, "pipe");
+		tap_ok(!strcmp(stat_ext(6), ""), "9P2000.u: a fifo's extension stays empty (%s)",
+		       stat_ext(6));
+		tc_clunk(&c, 6);
 		if (geteuid() == 0) {
 			err = create_special(0, "cdev", V9P_DMDEVICE | 0600, "c 1 3");
 			tap_ok(err == 0 && lstat(at(dir, "cdev"), &hs) == 0 && S_ISCHR(hs.st_mode) &&
