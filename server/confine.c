@@ -53,7 +53,7 @@ int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode)
  * Open the directory that holds path (relative to the root) as O_PATH and
  * point *base at path's last component. The root has no parent here.
  */
-int srv_open_parent(const char *path, const char **base)
+static int srv_open_parent(const char *path, const char **base)
 {
 	const char *slash;
 	char *dir;
@@ -75,6 +75,37 @@ int srv_open_parent(const char *path, const char **base)
 	return fd;
 }
 
+/*
+ * Open the directory holding the file f names, given path (the caller's
+ * copy of f's path, under the names lock), and point *base at the name in
+ * it. The name must still lead to f's own inode: when it does not (the
+ * file was renamed or removed behind v9fsd's back, or another file took
+ * its name) this fails with ENOENT, so nothing but f itself is ever
+ * removed, renamed or linked by name. st, if not NULL, gets f's stat.
+ */
+int srv_fid_parent(struct srv_fid *f, const char *path, const char **base,
+		   struct stat *st)
+{
+	struct stat mine, cur;
+	int dfd;
+
+	if (!st)
+		st = &mine;
+	if (fstatat(f->pfd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (srv_is_root(st))
+		return -EBUSY;
+	dfd = srv_open_parent(path, base);
+	if (dfd < 0)
+		return dfd;
+	if (fstatat(dfd, *base, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    cur.st_ino != st->st_ino || cur.st_dev != st->st_dev) {
+		close(dfd);
+		return -ENOENT;
+	}
+	return dfd;
+}
+
 int srv_proc_path(int fd, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "/proc/self/fd/%d", fd);
@@ -83,10 +114,33 @@ int srv_proc_path(int fd, char *buf, size_t len)
 }
 
 /*
+ * Without /proc: open f's path again beneath the root, and keep the result
+ * only if it is f's own inode (the name may have been taken by another
+ * file meanwhile).
+ */
+static int reopen_by_path(struct srv_fid *f, int flags)
+{
+	struct stat a, b;
+	int fd;
+
+	fd = srv_open_beneath(srv_cfg.root_fd, f->path ? f->path : "", flags, 0);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &a) < 0 ||
+	    fstatat(f->pfd, "", &b, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/*
  * Open the very file f names (not whatever its path names now) with open
  * flags. Going through our own /proc/self/fd link reopens the inode held by
  * pfd with a fresh permission check; without /proc the path is resolved
- * again beneath the root. Symlinks and devices are never opened.
+ * again beneath the root. Symlinks and devices are never opened. The
+ * caller holds f->lock (f->path may change under a rename otherwise).
  */
 int srv_reopen(struct srv_fid *f, int flags)
 {
@@ -105,7 +159,7 @@ int srv_reopen(struct srv_fid *f, int flags)
 			return -errno;
 		return fd;
 	}
-	return srv_open_beneath(srv_cfg.root_fd, f->path, flags, 0);
+	return reopen_by_path(f, flags);
 }
 
 /* "dir/name" (or "name" at the root); NULL when out of memory. */

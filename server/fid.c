@@ -6,6 +6,15 @@
  * srv_fid_get() for as long as they use a fid, so a Tclunk racing with a
  * Tread on the same fid unhashes it at once (the fid number is free for
  * reuse) while the last srv_fid_put() closes its descriptors.
+ *
+ * Names: besides its connection's table, every fid is on one server-wide
+ * list, so that a rename done through any connection updates the remembered
+ * path of every fid at or beneath the old name. The names lock (a
+ * writer-preferring rwlock) orders renames against everything that reads a
+ * path and acts on it: renames take it for writing (rename, then update the
+ * paths), walks, removes and links for reading. Lock order: names lock,
+ * then a connection's table lock or the list lock, then a fid's lock.
+ * Nothing that may block for long (opening a fifo) runs under it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +25,39 @@
 #include "srv.h"
 
 #define FID_NHASH 256
+
+static pthread_rwlock_t names_lock;
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct srv_fid all_fids = { .anext = &all_fids, .aprev = &all_fids };
+
+static void names_init(void)
+{
+	pthread_rwlockattr_t a;
+
+	pthread_rwlockattr_init(&a);
+	/* a stream of walks must not starve a rename */
+	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&names_lock, &a);
+	pthread_rwlockattr_destroy(&a);
+}
+
+void srv_names_rdlock(void)
+{
+	pthread_once(&names_once, names_init);
+	pthread_rwlock_rdlock(&names_lock);
+}
+
+void srv_names_wrlock(void)
+{
+	pthread_once(&names_once, names_init);
+	pthread_rwlock_wrlock(&names_lock);
+}
+
+void srv_names_unlock(void)
+{
+	pthread_rwlock_unlock(&names_lock);
+}
 
 int srv_fidtab_init(struct srv_fidtab *t)
 {
@@ -87,6 +129,13 @@ struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err)
 	t->hash[slot] = f;
 	t->count++;
 	pthread_mutex_unlock(&t->lock);
+
+	pthread_mutex_lock(&all_lock);
+	f->anext = &all_fids;
+	f->aprev = all_fids.aprev;
+	all_fids.aprev->anext = f;
+	all_fids.aprev = f;
+	pthread_mutex_unlock(&all_lock);
 	return f;
 }
 
@@ -107,6 +156,10 @@ struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid)
 
 static void fid_free(struct srv_fid *f)
 {
+	pthread_mutex_lock(&all_lock);
+	f->aprev->anext = f->anext;
+	f->anext->aprev = f->aprev;
+	pthread_mutex_unlock(&all_lock);
 	if (f->ofd >= 0)
 		close(f->ofd);
 	if (f->pfd >= 0)
@@ -196,36 +249,35 @@ void srv_fid_clunk_all(struct srv_conn *c)
 }
 
 /*
- * After a rename of from to to, fids of this connection at or below from
- * follow it, so that a later remove or ".." finds the right parent.
+ * After a rename of from to to (root-relative names), every fid of the
+ * server at or beneath from follows it, so that a later remove, rename,
+ * link, ".." or stat finds the right name. The caller holds the names lock
+ * for writing across the rename and this update.
  */
-void srv_fid_rename_paths(struct srv_conn *c, const char *from, const char *to)
+void srv_fid_rename_paths(const char *from, const char *to)
 {
-	struct srv_fidtab *t = &c->fids;
 	size_t fl = strlen(from), tl = strlen(to);
 
-	pthread_mutex_lock(&t->lock);
-	for (unsigned int i = 0; i < t->nhash; i++) {
-		for (struct srv_fid *f = t->hash[i]; f; f = f->hnext) {
-			char *np;
-			size_t pl;
+	pthread_mutex_lock(&all_lock);
+	for (struct srv_fid *f = all_fids.anext; f != &all_fids; f = f->anext) {
+		char *np;
+		size_t pl;
 
-			pthread_mutex_lock(&f->lock);
-			pl = f->path ? strlen(f->path) : 0;
-			if (!f->path || pl < fl || memcmp(f->path, from, fl) != 0 ||
-			    (pl > fl && f->path[fl] != '/')) {
-				pthread_mutex_unlock(&f->lock);
-				continue;
-			}
-			np = malloc(tl + (pl - fl) + 1);
-			if (np) {
-				memcpy(np, to, tl);
-				memcpy(np + tl, f->path + fl, pl - fl + 1);
-				free(f->path);
-				f->path = np;
-			}
+		pthread_mutex_lock(&f->lock);
+		pl = f->path ? strlen(f->path) : 0;
+		if (!f->path || pl < fl || memcmp(f->path, from, fl) != 0 ||
+		    (pl > fl && f->path[fl] != '/')) {
 			pthread_mutex_unlock(&f->lock);
+			continue;
 		}
+		np = malloc(tl + (pl - fl) + 1);
+		if (np) {
+			memcpy(np, to, tl);
+			memcpy(np + tl, f->path + fl, pl - fl + 1);
+			free(f->path);
+			f->path = np;
+		}
+		pthread_mutex_unlock(&f->lock);
 	}
-	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&all_lock);
 }

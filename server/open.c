@@ -160,32 +160,25 @@ int srv_become_child(struct srv_fid *df, const char *name, struct v9p_qid *qid)
 /*
  * A hard link to target's inode as name in dfd. linkat() through the
  * target's parent and name (checked to be the same inode) needs no extra
- * privilege, unlike AT_EMPTY_PATH.
+ * privilege, unlike AT_EMPTY_PATH. The caller holds the names lock.
  */
 int srv_link_fid(struct srv_fid *target, int dfd, const char *name)
 {
-	struct stat st, cur;
 	const char *base;
 	char *path;
 	int pd, err = 0;
 
 	if (S_ISDIR(target->ftype))
 		return -EPERM;
-	if (fstatat(target->pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
 	path = srv_fid_path(target);
 	if (!path)
 		return -ENOMEM;
-	pd = srv_open_parent(path, &base);
+	pd = srv_fid_parent(target, path, &base, NULL);
 	if (pd < 0) {
 		free(path);
 		return pd;
 	}
-	if (fstatat(pd, base, &cur, AT_SYMLINK_NOFOLLOW) < 0)
-		err = -errno;
-	else if (cur.st_ino != st.st_ino || cur.st_dev != st.st_dev)
-		err = -ENOENT;
-	else if (linkat(pd, base, dfd, name, 0) < 0)
+	if (linkat(pd, base, dfd, name, 0) < 0)
 		err = -errno;
 	close(pd);
 	free(path);
@@ -193,20 +186,31 @@ int srv_link_fid(struct srv_fid *target, int dfd, const char *name)
 }
 
 /*
- * Rename oname in odfd to nname in ndfd and let this connection's fids
- * follow. opath/npath are the root-relative names for the fid update.
+ * Rename oname in odfd to nname in ndfd and let every fid of the server
+ * at or beneath the old name follow. opath/npath are the root-relative
+ * names of the two directories. The caller holds the names lock for
+ * writing, so no walk, remove or other rename sees the paths half done.
  */
-int srv_rename_names(struct srv_conn *c, int odfd, const char *opath,
-		     const char *oname, int ndfd, const char *npath, const char *nname)
+int srv_rename_names(int odfd, const char *opath, const char *oname,
+		     int ndfd, const char *npath, const char *nname)
 {
 	char *from, *to;
 
-	if (renameat(odfd, oname, ndfd, nname) < 0)
-		return -errno;
 	from = srv_path_join(opath, oname);
 	to = srv_path_join(npath, nname);
-	if (from && to)
-		srv_fid_rename_paths(c, from, to);
+	if (!from || !to) {
+		free(from);
+		free(to);
+		return -ENOMEM;
+	}
+	if (renameat(odfd, oname, ndfd, nname) < 0) {
+		int err = -errno;
+
+		free(from);
+		free(to);
+		return err;
+	}
+	srv_fid_rename_paths(from, to);
 	free(from);
 	free(to);
 	return 0;

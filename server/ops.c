@@ -132,6 +132,37 @@ out_user:
 }
 
 /*
+ * ".." from the directory (dfd, dpath): its parent by path, beneath the
+ * root, provided dpath still names dfd's own directory there (a directory
+ * moved behind v9fsd's back has no parent v9fsd knows: ENOENT). The root
+ * is its own parent.
+ */
+static int walk_up(int dfd, const char *dpath)
+{
+	struct stat a, b;
+	const char *slash = strrchr(dpath, '/');
+	char *p;
+	int fd;
+
+	if (!*dpath)
+		return srv_open_beneath(dfd, "", O_PATH | O_DIRECTORY, 0);
+	p = srv_path_parent(dpath);
+	if (!p)
+		return -ENOMEM;
+	fd = srv_open_beneath(srv_cfg.root_fd, p, O_PATH | O_DIRECTORY, 0);
+	free(p);
+	if (fd < 0)
+		return fd;
+	if (fstatat(dfd, "", &a, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ||
+	    fstatat(fd, slash ? slash + 1 : dpath, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/*
  * One step of a walk from (dfd, dpath) by name. ".." goes to the parent by
  * path and stays put at the root; everything else is one component opened
  * beneath the directory. On success *nfd and *npath hold the new position.
@@ -147,7 +178,7 @@ static int walk_one(int dfd, const char *dpath, const struct v9p_str *name,
 		p = srv_path_parent(dpath);
 		if (!p)
 			return -ENOMEM;
-		fd = srv_open_beneath(srv_cfg.root_fd, p, O_PATH | O_DIRECTORY, 0);
+		fd = walk_up(dfd, dpath);
 	} else if (name->len == 1 && name->s[0] == '.') {
 		p = strdup(dpath);
 		if (!p)
@@ -178,6 +209,7 @@ int srv_op_walk(struct srv_req *req)
 	struct srv_fid *f, *nf = NULL;
 	int err, cfd = -1;
 	char *cpath = NULL;
+	bool locked = false;
 	uint16_t i;
 
 	err = srv_get_fid(req, t->fid, &f);
@@ -195,6 +227,9 @@ int srv_op_walk(struct srv_req *req)
 		err = -ENOTDIR;
 		goto out;
 	}
+	/* no rename may come between reading f's path and newfid's */
+	srv_names_rdlock();
+	locked = true;
 	pthread_mutex_lock(&f->lock);
 	cpath = strdup(f->path);
 	cfd = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0);
@@ -237,6 +272,8 @@ int srv_op_walk(struct srv_req *req)
 		if (i == 0)
 			goto out;
 		/* a partial walk: qids so far, newfid untouched */
+		srv_names_unlock();
+		locked = false;
 		r->nwqid = i;
 		err = srv_reply_fcall(req, V9P_RWALK);
 		goto out;
@@ -275,8 +312,12 @@ int srv_op_walk(struct srv_req *req)
 			goto out;
 		}
 	}
+	srv_names_unlock();
+	locked = false;
 	err = srv_reply_fcall(req, V9P_RWALK);
 out:
+	if (locked)
+		srv_names_unlock();
 	if (cfd >= 0)
 		close(cfd);
 	free(cpath);
@@ -407,37 +448,34 @@ out:
 
 /*
  * Remove the file f names. The name is checked to still lead to the same
- * inode first, so a remove after someone else's rename does not hit a
- * different file that took the old name.
+ * inode first, so a remove after a rename behind v9fsd's back does not hit
+ * a different file that took the old name.
  */
 int srv_do_remove(struct srv_fid *f)
 {
-	struct stat st, cur;
+	struct stat st;
 	const char *base;
 	char *path;
 	int dfd, err = 0;
 
 	if (srv_cfg.readonly)
 		return -EROFS;
-	if (fstatat(f->pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (srv_is_root(&st))
-		return -EBUSY;
+	srv_names_rdlock();
 	path = srv_fid_path(f);
-	if (!path)
-		return -ENOMEM;
-	dfd = srv_open_parent(path, &base);
-	if (dfd < 0) {
-		free(path);
-		return dfd;
+	if (!path) {
+		err = -ENOMEM;
+		goto out;
 	}
-	if (fstatat(dfd, base, &cur, AT_SYMLINK_NOFOLLOW) < 0)
-		err = -errno;
-	else if (cur.st_ino != st.st_ino || cur.st_dev != st.st_dev)
-		err = -ENOENT;
-	else if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
+	dfd = srv_fid_parent(f, path, &base, &st);
+	if (dfd < 0) {
+		err = dfd;
+		goto out;
+	}
+	if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
 		err = -errno;
 	close(dfd);
+out:
+	srv_names_unlock();
 	free(path);
 	return err;
 }

@@ -13,8 +13,8 @@ int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 int srv_fid_open(struct srv_fid *f, int flags, struct v9p_qid *qid);
 int srv_create_in(struct srv_fid *df, const char *name, int flags, mode_t mode,
 		  gid_t gid, struct v9p_qid *qid);
-int srv_rename_names(struct srv_conn *c, int odfd, const char *opath,
-		     const char *oname, int ndfd, const char *npath, const char *nname);
+int srv_rename_names(int odfd, const char *opath, const char *oname,
+		     int ndfd, const char *npath, const char *nname);
 int srv_become_child(struct srv_fid *df, const char *name, struct v9p_qid *qid);
 int srv_link_fid(struct srv_fid *target, int dfd, const char *name);
 

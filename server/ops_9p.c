@@ -203,10 +203,13 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 			return -EBADF;
 	}
 
+	/* a link goes by target's name: no rename meanwhile (lock order) */
+	srv_names_rdlock();
 	pthread_mutex_lock(&df->lock);
 	if (df->ofd >= 0 || !S_ISDIR(df->ftype)) {
 		err = df->ofd >= 0 ? -EBUSY : -ENOTDIR;
 		pthread_mutex_unlock(&df->lock);
+		srv_names_unlock();
 		srv_fid_put(target);
 		return err;
 	}
@@ -233,6 +236,7 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 			err = -errno;
 	}
 	pthread_mutex_unlock(&df->lock);
+	srv_names_unlock();
 	srv_fid_put(target);
 	if (err < 0)
 		return err;
@@ -323,6 +327,38 @@ static int lookup_gid_name(const struct v9p_str *s, gid_t *gid)
 	return *end ? -EINVAL : 0;
 }
 
+/* Twstat's rename: a new name in the same directory. */
+static int wstat_rename(struct srv_fid *f, const char *name)
+{
+	const char *base;
+	char *dpath = NULL, *opath;
+	int dfd, err;
+
+	srv_names_wrlock();
+	opath = srv_fid_path(f);
+	if (!opath) {
+		err = -ENOMEM;
+		goto out;
+	}
+	dfd = srv_fid_parent(f, opath, &base, NULL);
+	if (dfd < 0) {
+		err = dfd;
+		goto out;
+	}
+	if (!strcmp(name, base)) {
+		err = 0;	/* same name: nothing to rename */
+	} else {
+		dpath = srv_path_parent(opath);
+		err = dpath ? srv_rename_names(dfd, dpath, base, dfd, dpath, name) : -ENOMEM;
+	}
+	close(dfd);
+out:
+	srv_names_unlock();
+	free(dpath);
+	free(opath);
+	return err;
+}
+
 /*
  * Twstat: every field that is not "don't touch" (~0, or an empty string)
  * is applied, the name last since a rename changes where the fid is.
@@ -399,37 +435,10 @@ int srv_op_wstat(struct srv_req *req)
 			goto out;
 	}
 	if (s->name.len) {
-		const char *base, *cur;
-		char *dpath, *opath;
-		int dfd;
-
-		opath = srv_fid_path(f);
-		if (!opath) {
-			err = -ENOMEM;
-			goto out;
-		}
-		cur = strrchr(opath, '/');
-		cur = cur ? cur + 1 : opath;
-		if (!strcmp(name, cur)) {
-			free(opath);
-			goto done;	/* same name: nothing to rename */
-		}
-		dfd = srv_open_parent(opath, &base);
-		if (dfd < 0) {
-			err = dfd;
-			free(opath);
-			goto out;
-		}
-		dpath = srv_path_parent(opath);
-		err = dpath ? srv_rename_names(req->conn, dfd, dpath, base, dfd, dpath, name)
-			    : -ENOMEM;
-		free(dpath);
-		free(opath);
-		close(dfd);
+		err = wstat_rename(f, name);
 		if (err < 0)
 			goto out;
 	}
-done:
 	err = srv_reply_fcall(req, V9P_RWSTAT);
 out:
 	srv_fid_put(f);

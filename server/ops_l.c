@@ -257,10 +257,10 @@ out:
 int srv_op_rename(struct srv_req *req)
 {
 	struct v9p_trename *t = &req->in.trename;
-	char name[NAME_MAX + 1], *opath = NULL, *odir = NULL, *dpath;
+	char name[NAME_MAX + 1], *opath = NULL, *odir = NULL, *dpath = NULL;
 	struct srv_fid *f, *d = NULL;
 	const char *base;
-	int err, ofd = -1;
+	int err, ofd;
 
 	err = srv_check_name(&t->name, name);
 	if (err < 0)
@@ -270,29 +270,30 @@ int srv_op_rename(struct srv_req *req)
 		return err;
 	err = get_dir_fid(req, t->dfid, &d);
 	if (err < 0) {
-		d = NULL;
-		goto out;
+		srv_fid_put(f);
+		return err;
 	}
+	srv_names_wrlock();
 	opath = srv_fid_path(f);
-	if (!opath || !(odir = srv_path_parent(opath))) {
+	dpath = srv_fid_path(d);
+	if (!opath || !dpath || !(odir = srv_path_parent(opath))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	ofd = srv_open_parent(opath, &base);
+	ofd = srv_fid_parent(f, opath, &base, NULL);
 	if (ofd < 0) {
 		err = ofd;
 		goto out;
 	}
-	dpath = srv_fid_path(d);
-	err = dpath ? srv_rename_names(req->conn, ofd, odir, base, d->pfd, dpath, name) : -ENOMEM;
-	free(dpath);
+	err = srv_rename_names(ofd, odir, base, d->pfd, dpath, name);
+	close(ofd);
+out:
+	srv_names_unlock();
 	if (err == 0)
 		err = srv_reply_fcall(req, V9P_RRENAME);
-out:
-	if (ofd >= 0)
-		close(ofd);
 	free(opath);
 	free(odir);
+	free(dpath);
 	srv_fid_put(d);
 	srv_fid_put(f);
 	return err;
@@ -301,7 +302,7 @@ out:
 int srv_op_renameat(struct srv_req *req)
 {
 	struct v9p_trenameat *t = &req->in.trenameat;
-	char oname[NAME_MAX + 1], nname[NAME_MAX + 1];
+	char oname[NAME_MAX + 1], nname[NAME_MAX + 1], *op, *np;
 	struct srv_fid *od, *nd;
 	int err;
 
@@ -319,14 +320,13 @@ int srv_op_renameat(struct srv_req *req)
 		srv_fid_put(od);
 		return err;
 	}
-	{
-		char *op = srv_fid_path(od), *np = srv_fid_path(nd);
-
-		err = op && np ? srv_rename_names(req->conn, od->pfd, op, oname, nd->pfd, np, nname)
-			       : -ENOMEM;
-		free(op);
-		free(np);
-	}
+	srv_names_wrlock();
+	op = srv_fid_path(od);
+	np = srv_fid_path(nd);
+	err = op && np ? srv_rename_names(od->pfd, op, oname, nd->pfd, np, nname) : -ENOMEM;
+	srv_names_unlock();
+	free(op);
+	free(np);
 	if (err == 0)
 		err = srv_reply_fcall(req, V9P_RRENAMEAT);
 	srv_fid_put(nd);
@@ -373,7 +373,9 @@ int srv_op_link(struct srv_req *req)
 		srv_fid_put(d);
 		return -EBADF;
 	}
+	srv_names_rdlock();
 	err = srv_link_fid(f, d->pfd, name);
+	srv_names_unlock();
 	if (err == 0)
 		err = srv_reply_fcall(req, V9P_RLINK);
 	srv_fid_put(f);

@@ -28,7 +28,9 @@ int srv_set_mode(struct srv_fid *f, mode_t mode)
 		srv_proc_path(f->pfd, p, sizeof(p));
 		return chmod(p, mode & 07777) < 0 ? -errno : 0;
 	}
+	pthread_mutex_lock(&f->lock);
 	fd = srv_reopen(f, S_ISDIR(f->ftype) ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+	pthread_mutex_unlock(&f->lock);
 	if (fd < 0)
 		return fd;
 	if (fchmod(fd, mode & 07777) < 0)
@@ -49,7 +51,9 @@ int srv_set_size(struct srv_fid *f, uint64_t size)
 		return -EFBIG;
 	if (f->ofd >= 0 && (f->oflags & O_ACCMODE) != O_RDONLY)
 		return ftruncate(f->ofd, (off_t)size) < 0 ? -errno : 0;
+	pthread_mutex_lock(&f->lock);
 	fd = srv_reopen(f, O_WRONLY);
+	pthread_mutex_unlock(&f->lock);
 	if (fd < 0)
 		return fd;
 	if (ftruncate(fd, (off_t)size) < 0)

@@ -77,12 +77,16 @@ struct srv_dirmark {
  * A fid: a reference-counted handle on a file beneath the export root.
  * pfd is an O_PATH descriptor that names the file itself (never followed
  * if it is a symlink); path is its name relative to the root ("" for the
- * root), used only to find the parent for remove/rename and to walk "..".
+ * root), used only to find the parent for remove/rename/link, to walk ".."
+ * and for the name in a stat. Every fid of every connection is on one list
+ * so that a rename through any of them updates the paths of all fids at or
+ * beneath the renamed name (fid.c: the names lock).
  * ofd is the descriptor opened by Topen/Tlopen/Tcreate/Tlcreate, or -1.
  */
 struct srv_fid {
 	uint32_t fid;
 	struct srv_fid *hnext;
+	struct srv_fid *anext, *aprev;	/* every fid of the server */
 	int refs;			/* under the fid table lock */
 	pthread_mutex_t lock;		/* open state, directory position */
 	int pfd;
@@ -174,11 +178,15 @@ void srv_fid_put(struct srv_fid *f);
 char *srv_fid_path(struct srv_fid *f);
 int srv_fid_unhash(struct srv_conn *c, struct srv_fid *f);
 void srv_fid_clunk_all(struct srv_conn *c);
-void srv_fid_rename_paths(struct srv_conn *c, const char *from, const char *to);
+void srv_names_rdlock(void);
+void srv_names_wrlock(void);
+void srv_names_unlock(void);
+void srv_fid_rename_paths(const char *from, const char *to);
 
 /* confine.c */
 int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode);
-int srv_open_parent(const char *path, const char **base);
+int srv_fid_parent(struct srv_fid *f, const char *path, const char **base,
+		   struct stat *st);
 int srv_reopen(struct srv_fid *f, int flags);
 char *srv_path_join(const char *dir, const char *name);
 char *srv_path_parent(const char *path);

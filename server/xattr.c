@@ -106,12 +106,17 @@ int srv_op_xattrwalk(struct srv_req *req)
 	}
 	x->size = (size_t)n;
 
+	/* f's path and the new fid's must not straddle a rename */
+	srv_names_rdlock();
 	nf = srv_fid_new(req->conn, t->newfid, &err);
-	if (!nf)
+	if (!nf) {
+		srv_names_unlock();
 		goto out;
+	}
 	pfd = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0);
 	if (pfd < 0) {
 		err = -errno;
+		srv_names_unlock();
 		srv_fid_unhash(req->conn, nf);
 		goto out;
 	}
@@ -120,6 +125,7 @@ int srv_op_xattrwalk(struct srv_req *req)
 
 		err = srv_fid_set(nf, pfd, srv_fid_path(f), f->user, &q);
 	}
+	srv_names_unlock();
 	if (err < 0) {
 		srv_fid_unhash(req->conn, nf);
 		goto out;

@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "server_client.h"
@@ -374,4 +377,107 @@ int tc_setup(struct tc *c, const char *export, const char *version,
 	if (err < 0)
 		return err;
 	return tc_attach(c, 0, "root", c->d == V9P_9P2000 ? V9P_NONUNAME : 0);
+}
+
+int tc_daemon_start(struct tc_daemon *d, const char *const *args, int want)
+{
+	const char *argv[32];
+	int pipefd[2], n = 0;
+	FILE *fp;
+	char line[256];
+
+	memset(d, 0, sizeof(*d));
+	argv[n++] = "v9fsd";
+	argv[n++] = "-f";
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	if (pipe(pipefd) < 0)
+		return -1;
+	d->pid = fork();
+	if (d->pid == 0) {
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		execv(V9FSD_BIN, (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	fp = fdopen(pipefd[0], "r");
+	while (d->naddrs < TC_MAXL && fgets(line, sizeof(line), fp)) {
+		char *p = strstr(line, "listening on ");
+
+		if (!p)
+			break;
+		p += 13;
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(d->addrs[d->naddrs++], sizeof(d->addrs[0]), "%s", p);
+		if (d->naddrs == want)
+			break;
+	}
+	/* stderr of the daemon is not read further: leave the pipe open */
+	return d->naddrs;
+}
+
+int tc_daemon_stop(struct tc_daemon *d)
+{
+	int status = -1;
+
+	if (d->pid <= 0)
+		return -1;
+	kill(d->pid, SIGTERM);
+	for (int i = 0; i < 300; i++) {
+		if (waitpid(d->pid, &status, WNOHANG) == d->pid)
+			break;
+		usleep(10000);
+	}
+	if (!WIFEXITED(status)) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, &status, 0);
+	}
+	d->pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int dial_sa(int family, const struct sockaddr *sa, socklen_t len)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && connect(fd, sa, len) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int tc_dial(const char *a)
+{
+	char host[64];
+
+	if (!strncmp(a, "unix:", 5)) {
+		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", a + 5);
+		return dial_sa(AF_UNIX, (struct sockaddr *)&sun, sizeof(sun));
+	}
+	if (!strncmp(a, "tcp:[", 5)) {
+		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+		const char *end = strchr(a, ']');
+
+		if (!end)
+			return -1;
+		snprintf(host, sizeof(host), "%.*s", (int)(end - a - 5), a + 5);
+		inet_pton(AF_INET6, host, &s6.sin6_addr);
+		s6.sin6_port = htons((uint16_t)atoi(end + 2));
+		return dial_sa(AF_INET6, (struct sockaddr *)&s6, sizeof(s6));
+	}
+	if (!strncmp(a, "tcp:", 4)) {
+		struct sockaddr_in s4 = { .sin_family = AF_INET };
+		const char *colon = strrchr(a, ':');
+
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - a - 4), a + 4);
+		inet_pton(AF_INET, host, &s4.sin_addr);
+		s4.sin_port = htons((uint16_t)atoi(colon + 1));
+		return dial_sa(AF_INET, (struct sockaddr *)&s4, sizeof(s4));
+	}
+	return -1;
 }

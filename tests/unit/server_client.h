@@ -37,6 +37,21 @@ int tc_use_fd(struct tc *c, int fd);
 /* Close the connection and reap v9fsd; returns its exit status or -1. */
 int tc_stop(struct tc *c);
 
+/* v9fsd as a daemon (-f, listening), for tests with several connections. */
+#define TC_MAXL 8
+struct tc_daemon {
+	pid_t pid;
+	int naddrs;
+	char addrs[TC_MAXL][160];	/* as reported: "tcp:127.0.0.1:40123", "unix:/p" */
+};
+
+/* Start v9fsd -f args...; wait for want "listening on" lines; returns naddrs. */
+int tc_daemon_start(struct tc_daemon *d, const char *const *args, int want);
+/* SIGTERM, reap (SIGKILL after 3 s); returns the exit status or -1. */
+int tc_daemon_stop(struct tc_daemon *d);
+/* Connect to a reported address; fd or -1. */
+int tc_dial(const char *addr);
+
 /* Raw bytes in and out. */
 int tc_send_raw(struct tc *c, const void *buf, size_t len);
 int tc_recv(struct tc *c, struct v9p_fcall *r);	/* one reply into c->rbuf */

@@ -22,98 +22,11 @@
 #include "server_client.h"
 #include "tap.h"
 
-#define MAXL 8
-
-static pid_t srv_pid;
-static char addrs[MAXL][160];
-static int naddrs;
-
-/* Start v9fsd -f with args; collect its "listening on" lines. */
-static int start_daemon(const char *const *args, int want)
-{
-	const char *argv[32];
-	int pipefd[2], n = 0;
-	FILE *fp;
-	char line[256];
-
-	argv[n++] = "v9fsd";
-	argv[n++] = "-f";
-	while (*args)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	if (pipe(pipefd) < 0)
-		return -1;
-	srv_pid = fork();
-	if (srv_pid == 0) {
-		dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		execv(V9FSD_BIN, (char *const *)argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	fp = fdopen(pipefd[0], "r");
-	naddrs = 0;
-	while (naddrs < MAXL && fgets(line, sizeof(line), fp)) {
-		char *p = strstr(line, "listening on ");
-
-		if (!p)
-			break;
-		p += 13;
-		p[strcspn(p, "\n")] = '\0';
-		snprintf(addrs[naddrs++], sizeof(addrs[0]), "%s", p);
-		if (naddrs == want)
-			break;
-	}
-	/* stderr of the daemon is not read further: leave the pipe open */
-	return naddrs;
-}
-
-static int dial(const char *a)
-{
-	int fd = -1;
-
-	if (!strncmp(a, "unix:", 5)) {
-		struct sockaddr_un sun = { .sun_family = AF_UNIX };
-
-		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", a + 5);
-		fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-			close(fd);
-			return -1;
-		}
-	} else if (!strncmp(a, "tcp:[", 5)) {
-		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
-		char host[64];
-		const char *end = strchr(a, ']');
-
-		snprintf(host, sizeof(host), "%.*s", (int)(end - a - 5), a + 5);
-		inet_pton(AF_INET6, host, &s6.sin6_addr);
-		s6.sin6_port = htons((uint16_t)atoi(end + 2));
-		fd = socket(AF_INET6, SOCK_STREAM, 0);
-		if (connect(fd, (struct sockaddr *)&s6, sizeof(s6)) < 0) {
-			close(fd);
-			return -1;
-		}
-	} else if (!strncmp(a, "tcp:", 4)) {
-		struct sockaddr_in s4 = { .sin_family = AF_INET };
-		char host[64];
-		const char *colon = strrchr(a, ':');
-
-		snprintf(host, sizeof(host), "%.*s", (int)(colon - a - 4), a + 4);
-		inet_pton(AF_INET, host, &s4.sin_addr);
-		s4.sin_port = htons((uint16_t)atoi(colon + 1));
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(fd, (struct sockaddr *)&s4, sizeof(s4)) < 0) {
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
-}
+static struct tc_daemon dmn;
 
 static int session(struct tc *c, const char *a)
 {
-	int fd = dial(a);
+	int fd = tc_dial(a);
 
 	if (fd < 0 || tc_use_fd(c, fd) < 0)
 		return -1;
@@ -150,19 +63,7 @@ static bool pipelined(struct tc *c, int n)
 
 static void stop_daemon(void)
 {
-	int status = -1;
-
-	kill(srv_pid, SIGTERM);
-	for (int i = 0; i < 300; i++) {
-		if (waitpid(srv_pid, &status, WNOHANG) == srv_pid)
-			break;
-		usleep(10000);
-	}
-	if (!WIFEXITED(status)) {
-		kill(srv_pid, SIGKILL);
-		waitpid(srv_pid, &status, 0);
-	}
-	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "SIGTERM stops v9fsd with status 0");
+	tap_ok(tc_daemon_stop(&dmn) == 0, "SIGTERM stops v9fsd with status 0");
 }
 
 int main(void)
@@ -178,27 +79,27 @@ int main(void)
 		const char *args[] = { "-e", dir, "-l", "tcp:127.0.0.1:0", "-l", "tcp:[::1]:0",
 				       "-l", sock, "-c", "8", NULL };
 
-		n = start_daemon(args, 3);
+		n = tc_daemon_start(&dmn, args, 3);
 	}
 	tap_ok(n == 3, "v9fsd reports three listeners (%d)", n);
 	for (int i = 0; i < n; i++) {
-		bool good = session(&cs[0], addrs[i]) == 0 && tc_walk(&cs[0], 0, 1, "") == 0;
+		bool good = session(&cs[0], dmn.addrs[i]) == 0 && tc_walk(&cs[0], 0, 1, "") == 0;
 
-		tap_ok(good, "version, attach and walk over %s", addrs[i]);
+		tap_ok(good, "version, attach and walk over %s", dmn.addrs[i]);
 		tc_stop(&cs[0]);
 	}
 
 	/* eight connections at once, 64 requests in flight on each */
 	ok = 0;
 	for (int i = 0; i < 8; i++)
-		ok += session(&cs[i], addrs[i % n]) == 0;
+		ok += session(&cs[i], dmn.addrs[i % n]) == 0;
 	for (int i = 0; i < 8; i++)
 		ok += pipelined(&cs[i], 64);
 	tap_ok(ok == 16, "8 connections with 64 pipelined requests each all answered (%d/16)", ok);
 
 	/* the ninth is over -c 8: closed at once */
 	{
-		int fd = dial(addrs[0]);
+		int fd = tc_dial(dmn.addrs[0]);
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		char b;
 
@@ -209,7 +110,7 @@ int main(void)
 	for (int i = 0; i < 8; i++)
 		tc_stop(&cs[i]);
 	usleep(100000);
-	tap_ok(session(&cs[0], addrs[0]) == 0, "after they close, new connections are served");
+	tap_ok(session(&cs[0], dmn.addrs[0]) == 0, "after they close, new connections are served");
 	tc_stop(&cs[0]);
 	stop_daemon();
 	snprintf(sock, sizeof(sock), "%s.sock", dir);
@@ -220,12 +121,12 @@ int main(void)
 	{
 		const char *args[] = { "-e", dir, "-l", "tcp!127.0.0.1!0", "-l", dialstr, NULL };
 
-		n = start_daemon(args, 2);
+		n = tc_daemon_start(&dmn, args, 2);
 	}
-	tap_ok(n == 2 && !strncmp(addrs[0], "tcp:127.0.0.1:", 14) && !strncmp(addrs[1], "unix:", 5),
+	tap_ok(n == 2 && !strncmp(dmn.addrs[0], "tcp:127.0.0.1:", 14) && !strncmp(dmn.addrs[1], "unix:", 5),
 	       "dial strings tcp!127.0.0.1!0 and unix!PATH are accepted");
 	for (int i = 0; i < n; i++) {
-		tap_ok(session(&cs[0], addrs[i]) == 0, "a session over %s", addrs[i]);
+		tap_ok(session(&cs[0], dmn.addrs[i]) == 0, "a session over %s", dmn.addrs[i]);
 		tc_stop(&cs[0]);
 	}
 	stop_daemon();
