@@ -7,7 +7,7 @@
  *
  * Each positive dentry holds one fid, walked from its parent's fid; open
  * files clone it. Nothing is cached: a dentry is dropped as soon as it is
- * unused, revalidation and getattr ask the server, as the seed did.
+ * unused, and lookup and getattr ask the server, as the seed did.
  */
 #include <linux/fs.h>
 #include <linux/namei.h>
@@ -183,7 +183,8 @@ static void v9fs_link_count(struct inode *inode, const struct v9p_str *ext)
 
 /*
  * Refresh an inode's attributes from a stat. The file type of an existing
- * inode never changes here: revalidation drops a dentry whose file did.
+ * inode never changes here: lookup finds a new inode for a file whose type
+ * did (the type is part of the key).
  */
 void v9fs_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
 {
@@ -337,44 +338,20 @@ void v9fs_dentry_set_fid(struct dentry *dentry, struct v9fs_fid *fid)
 }
 
 /*
- * No attribute cache: a dentry in use is checked against the server each
- * time the path walk meets it. It stays valid while its fid still names the
- * same file (qid.path and type); ENOENT means it went away.
+ * No d_revalidate: a dentry lives only while it is in use (always_delete),
+ * so every path walk that meets a name nobody holds looks it up again with
+ * Twalk and Tstat. A dentry in use (a working directory, an open directory
+ * being listed) is trusted as long as it holds its fid, as the seed did and
+ * as the in-tree client does without a cache; its attributes are asked for
+ * by getattr. Checking it with a Tstat at each step of a walk cost one
+ * message per name, for nothing getattr does not fetch again anyway.
  */
-static int v9fs_d_revalidate(struct dentry *dentry, unsigned int flags)
-{
-	struct inode *inode;
-	struct v9fs_fid *fid;
-	struct v9p_stat *st;
-	dev_t rdev;
-	int valid;
-
-	if (flags & LOOKUP_RCU)
-		return -ECHILD;
-	inode = d_inode(dentry);
-	fid = v9fs_dentry_fid(dentry);
-	if (!inode || !fid)
-		return 0;
-
-	st = v9fs_stat(fid);
-	if (IS_ERR(st))
-		return PTR_ERR(st) == -ENOENT ? 0 : PTR_ERR(st);
-	valid = st->qid.path == V9FS_I(inode)->qid.path &&
-		(v9fs_stat_mode(v9fs_inode_session(inode), st, &rdev) & S_IFMT) ==
-		(inode->i_mode & S_IFMT);
-	if (valid)
-		v9fs_stat_to_inode(inode, st);
-	kfree(st);
-	return valid;
-}
-
 static void v9fs_d_release(struct dentry *dentry)
 {
 	v9fs_dentry_set_fid(dentry, NULL);
 }
 
 const struct dentry_operations v9fs_dentry_ops = {
-	.d_revalidate	= v9fs_d_revalidate,
 	.d_delete	= always_delete_dentry,
 	.d_release	= v9fs_d_release,
 };
