@@ -2,11 +2,14 @@
 /*
  * 9P2000 client of 9p2000.ko: sends requests and matches replies by tag.
  *
- * Each connection has two kernel threads: tx sends queued requests in order,
- * rx reads replies and hands each to its request. Neither runs in a task that
- * can be killed, so a fatal signal never cuts a message in half on the wire;
- * the waiting task simply stops waiting (and sends Tflush). Blocked transport
- * calls are ended by shutting the transport down and signalling the threads.
+ * A task sends its request itself when the line is idle; otherwise the tx
+ * thread sends queued requests in order. Replies are read by a task waiting
+ * for one (on transports that can read without blocking) or by the rx
+ * thread, and each is handed to its request (see "receiving" below). Only
+ * non-blocking calls are made from a task that can be killed, so a fatal
+ * signal never cuts a message in half on the wire; the waiting task simply
+ * stops waiting (and sends Tflush). Blocked transport calls are ended by
+ * shutting the transport down and signalling the threads.
  *
  * A request is in the tag table from allocation until it is retired: when its
  * reply arrives, or, if it was flushed, when Rflush arrives, or when the
@@ -22,6 +25,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -125,6 +130,15 @@ struct v9fs_client {
 	wait_queue_head_t idle_wq;	/* the tag table became empty */
 	struct task_struct *rx_task;
 	struct task_struct *tx_task;
+	/* Receiving: see "receiving" below. */
+	struct mutex rx_mutex;		/* held by whoever receives */
+	struct task_struct *rx_leader;	/* waiting task that receives; RCU */
+	bool rx_ready;			/* the transport may be readable */
+	wait_queue_head_t rx_wq;	/* the rx thread waits here */
+	u8 rx_hdr[V9P_HDRSZ];		/* the message being received: */
+	u32 rx_got;			/* its bytes received so far, */
+	u32 rx_size;			/* its size, once the header is in, */
+	struct v9fs_req *rx_req;	/* and its request (a reference) */
 	bool dead;			/* c->lock to set, READ_ONCE to test */
 	u32 msize;
 	enum v9p_dialect dialect;
@@ -393,6 +407,7 @@ static void client_fail(struct v9fs_client *c, int err, const char *why)
 	if (partial)
 		req_put(partial);
 	wake_up_all(&c->tx_wq);
+	wake_up_all(&c->rx_wq);
 	/* Unblock the threads wherever they are blocked in the transport. */
 	c->trans.ops->abort(&c->trans);
 	if (c->rx_task && c->rx_task != current)
@@ -599,9 +614,11 @@ static int rerror_errno(struct v9fs_client *c, struct v9fs_req *req)
 
 static bool req_finished(struct v9fs_req *req)
 {
-	/* Pairs with the release in rx_one(): rbuf and rc are complete. */
+	/* Pairs with the release in rx_complete(): rbuf and rc are complete. */
 	return smp_load_acquire(&req->state) >= REQ_DONE;
 }
+
+static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t);
 
 /*
  * Wait for the reply to @req, bounded by timeout= and ended at once by a
@@ -616,7 +633,7 @@ static int req_wait(struct v9fs_client *c, struct v9fs_req *req,
 	long ret;
 
 	*abandoned = false;
-	ret = wait_event_killable_timeout(req->wq, req_finished(req), t);
+	ret = rx_wait(c, req, t);
 	if (ret == -ERESTARTSYS) {
 		if (req_finished(req))
 			goto finished;
@@ -699,22 +716,17 @@ static bool reply_type_ok(const struct v9fs_req *req, u8 type)
 	return type == req->ttype + 1 || type == V9P_RERROR;
 }
 
-/* Receive one reply. Returns 0, or a negative errno once the client failed. */
-static int rx_one(struct v9fs_client *c)
+/*
+ * The header of a reply is in c->rx_hdr: find its request and make room
+ * for the rest. 0, or a negative errno once the client failed.
+ */
+static int rx_header(struct v9fs_client *c)
 {
-	struct v9fs_req *req, *old;
-	u8 hdr[V9P_HDRSZ];
+	struct v9fs_req *req;
 	struct v9p_hdr h;
-	LIST_HEAD(list);
 	int err;
 
-	err = c->trans.ops->recv(&c->trans, hdr, sizeof(hdr));
-	if (err) {
-		client_fail(c, err, err == -ECONNRESET ?
-			    "server closed the connection" : "receive error");
-		return err;
-	}
-	err = v9p_peek_hdr(hdr, sizeof(hdr), c->msize, &h);
+	err = v9p_peek_hdr(c->rx_hdr, sizeof(c->rx_hdr), c->msize, &h);
 	if (err) {
 		client_fail(c, err, err == -EMSGSIZE ?
 			    "reply larger than msize" : "malformed reply header");
@@ -738,7 +750,7 @@ static int rx_one(struct v9fs_client *c)
 		       v9p_type_name(req->ttype), h.tag, v9p_type_name(h.type));
 		err = -EPROTO;
 		client_fail(c, err, "reply of the wrong type");
-		goto out;
+		goto fail;
 	}
 	/* Nobody else touches rbuf until the state says REQ_DONE. */
 	if (h.size > req->rcap) {
@@ -748,31 +760,41 @@ static int rx_one(struct v9fs_client *c)
 		if (!buf) {
 			err = -ENOMEM;
 			client_fail(c, err, "no memory for a reply");
-			goto out;
+			goto fail;
 		}
 		buf_free(c, req->rbuf, req->rpooled);
 		req->rbuf = buf;
 		req->rpooled = pooled;
 		req->rcap = pooled ? c->msize : h.size;
 	}
-	memcpy(req->rbuf, hdr, sizeof(hdr));
-	err = c->trans.ops->recv(&c->trans, req->rbuf + sizeof(hdr),
-				 h.size - sizeof(hdr));
-	if (err) {
-		client_fail(c, err, err == -ECONNRESET ?
-			    "server closed the connection" : "receive error");
-		goto out;
-	}
-	req->rlen = h.size;
-	err = v9p_unpack(req->rbuf, h.size, c->dialect, c->msize, &req->rc);
+	memcpy(req->rbuf, c->rx_hdr, sizeof(c->rx_hdr));
+	c->rx_size = h.size;
+	c->rx_req = req;
+	return 0;
+fail:
+	req_put(req);
+	return err;
+}
+
+/* The whole reply is in: decode it and retire its request. */
+static int rx_complete(struct v9fs_client *c)
+{
+	struct v9fs_req *req = c->rx_req, *old;
+	LIST_HEAD(list);
+	int err;
+
+	c->rx_req = NULL;
+	c->rx_got = 0;
+	req->rlen = c->rx_size;
+	err = v9p_unpack(req->rbuf, req->rlen, c->dialect, c->msize, &req->rc);
 	if (err) {
 		pr_err("malformed %s (tag %u, %u bytes): %d\n",
-		       v9p_type_name(h.type), h.tag, h.size, err);
+		       v9p_type_name(req->rbuf[4]), req->tag, req->rlen, err);
 		client_fail(c, err, "malformed reply");
 		goto out;
 	}
 	clnt_dbg(c, V9FS_DEBUG_9P, "<<< %s tag %u size %u\n",
-		 v9p_type_name(h.type), h.tag, h.size);
+		 v9p_type_name(req->rc.type), req->tag, req->rlen);
 
 	spin_lock(&c->lock);
 	if (req->state == REQ_SENT) {
@@ -796,14 +818,192 @@ out:
 	return err;
 }
 
+/* Read up to @len bytes: all of them when @block, else what is there. */
+static int rx_read(struct v9fs_client *c, u8 *buf, u32 len, bool block)
+{
+	int err;
+
+	if (!block)
+		return c->trans.ops->recv_nb(&c->trans, buf, len);
+	err = c->trans.ops->recv(&c->trans, buf, len);
+	return err ? err : len;
+}
+
+/*
+ * Caller holds rx_mutex. Receive what is there of the message in progress:
+ * 1 when a whole message came in, 0 when the transport has nothing more for
+ * now (never when @block), or a negative errno once the client failed.
+ */
+static int rx_step(struct v9fs_client *c, bool block)
+{
+	int n;
+
+	for (;;) {
+		bool hdr = c->rx_got < V9P_HDRSZ;
+		u8 *buf = hdr ? c->rx_hdr : c->rx_req->rbuf;
+		u32 want = hdr ? V9P_HDRSZ : c->rx_size;
+
+		if (c->rx_got < want) {
+			n = rx_read(c, buf + c->rx_got, want - c->rx_got,
+				    block);
+			if (n < 0) {
+				client_fail(c, n, n == -ECONNRESET ?
+					    "server closed the connection" :
+					    "receive error");
+				return n;
+			}
+			c->rx_got += n;
+			if (c->rx_got < want)
+				return 0;
+		}
+		if (!hdr) {
+			n = rx_complete(c);
+			return n ? n : 1;
+		}
+		n = rx_header(c);
+		if (n)
+			return n;
+	}
+}
+
+/*
+ * ---- receiving ----
+ *
+ * Whoever holds rx_mutex receives. On a transport that can read without
+ * blocking (recv_nb), that is preferably a task waiting for a reply, the
+ * leader: the transport's readiness wakes the leader directly, which reads
+ * whatever is there and hands each reply to its request, its own included,
+ * so a lone request costs no thread hop. The rx thread receives when there
+ * is no leader, and always on transports that can only block. A message
+ * may be read in parts by several receivers in turn; its state is rx_*.
+ * Readiness is a flag set by the transport and cleared by a receiver before
+ * it reads, so data that arrives after a read always sets it again.
+ */
+
+/* Wake whoever should receive now: the leader if any, else the rx thread. */
+static void rx_kick(struct v9fs_client *c)
+{
+	struct task_struct *leader;
+
+	/* The leader clears rx_leader before it can exit: RCU keeps it. */
+	rcu_read_lock();
+	leader = READ_ONCE(c->rx_leader);
+	if (leader)
+		wake_up_process(leader);
+	else
+		wake_up(&c->rx_wq);
+	rcu_read_unlock();
+}
+
+/* The transport's ready callback: any context, softirq included. */
+static void rx_readable(struct v9fs_trans *t)
+{
+	struct v9fs_client *c = container_of(t, struct v9fs_client, trans);
+
+	WRITE_ONCE(c->rx_ready, true);
+	smp_mb();	/* the flag before the leader; pairs with rx_wait() */
+	rx_kick(c);
+}
+
+/*
+ * Caller holds rx_mutex. Read while the transport has something and until
+ * @mine (if not NULL) is finished. 0, or a negative errno once the client
+ * failed.
+ */
+static int rx_pump(struct v9fs_client *c, struct v9fs_req *mine)
+{
+	int n;
+
+	WRITE_ONCE(c->rx_ready, false);
+	smp_mb();	/* cleared before reading; pairs with rx_readable() */
+	do {
+		if (READ_ONCE(c->dead))
+			return -EIO;
+		n = rx_step(c, false);
+	} while (n > 0 && !(mine && req_finished(mine)));
+	if (n > 0)
+		WRITE_ONCE(c->rx_ready, true);	/* stopped early: maybe more */
+	return n < 0 ? n : 0;
+}
+
+static void rx_unlock(struct v9fs_client *c)
+{
+	mutex_unlock(&c->rx_mutex);
+	smp_mb();	/* unlocked before the test; pairs with rx_readable() */
+	if (READ_ONCE(c->rx_ready))
+		rx_kick(c);
+}
+
+/*
+ * Wait for @req as wait_event_killable_timeout() does, receiving replies
+ * meanwhile as the leader if no other waiting task is. The return value is
+ * that of wait_event_killable_timeout().
+ */
+static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t)
+{
+	bool leader = false;
+	DEFINE_WAIT(wait);
+	long ret = t;
+
+	if (!c->trans.ops->recv_nb)
+		return wait_event_killable_timeout(req->wq, req_finished(req),
+						   t);
+	for (;;) {
+		/* cmpxchg() orders this before the rx_ready test below. */
+		if (!leader && !READ_ONCE(c->rx_leader))
+			leader = !cmpxchg(&c->rx_leader, NULL, current);
+		if (prepare_to_wait_event(&req->wq, &wait, TASK_KILLABLE)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (req_finished(req))
+			break;
+		if (leader && READ_ONCE(c->rx_ready) &&
+		    mutex_trylock(&c->rx_mutex)) {
+			__set_current_state(TASK_RUNNING);
+			rx_pump(c, req);	/* a failure fails req too */
+			rx_unlock(c);
+			continue;
+		}
+		ret = schedule_timeout(ret);
+		if (!ret)
+			break;
+	}
+	finish_wait(&req->wq, &wait);
+	if (leader) {
+		WRITE_ONCE(c->rx_leader, NULL);
+		smp_mb();	/* no leader before the test; see rx_readable() */
+		if (READ_ONCE(c->rx_ready))
+			wake_up(&c->rx_wq);
+	}
+	return ret;
+}
+
+static bool rx_thread_wanted(struct v9fs_client *c)
+{
+	return READ_ONCE(c->dead) || kthread_should_stop() ||
+	       (READ_ONCE(c->rx_ready) && !READ_ONCE(c->rx_leader) &&
+		!mutex_is_locked(&c->rx_mutex));
+}
+
 static int rx_thread(void *data)
 {
 	struct v9fs_client *c = data;
+	int err = 0;
 
 	allow_signal(SIGKILL);
-	while (!kthread_should_stop() && !READ_ONCE(c->dead))
-		if (rx_one(c))
-			break;
+	while (!err && !kthread_should_stop() && !READ_ONCE(c->dead)) {
+		if (!c->trans.ops->recv_nb) {
+			/* Nobody else ever receives: no need for rx_mutex. */
+			err = rx_step(c, true) < 0;
+			continue;
+		}
+		wait_event_idle(c->rx_wq, rx_thread_wanted(c));
+		if (!mutex_trylock(&c->rx_mutex))
+			continue;
+		err = rx_pump(c, NULL);
+		rx_unlock(c);
+	}
 	wait_for_stop();
 	return 0;
 }
@@ -969,6 +1169,9 @@ static void client_shutdown(struct v9fs_client *c)
 	c->tx_partial = NULL;
 	if (c->rx_task)
 		kthread_stop(c->rx_task);
+	if (c->rx_req)
+		req_put(c->rx_req);	/* a reply cut off by the failure */
+	c->rx_req = NULL;
 	if (c->tx_task)
 		kthread_stop(c->tx_task);
 	if (c->rx_task)
@@ -998,6 +1201,9 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 	INIT_LIST_HEAD(&c->tx_queue);
 	init_waitqueue_head(&c->tx_wq);
 	init_waitqueue_head(&c->idle_wq);
+	mutex_init(&c->rx_mutex);
+	init_waitqueue_head(&c->rx_wq);
+	c->trans.ready = rx_readable;
 	ida_init(&c->fids);
 	INIT_LIST_HEAD(&c->pool);
 	c->msize = o->msize ? o->msize : V9FS_DEFAULT_MSIZE;
@@ -1419,75 +1625,6 @@ static void io_discard(struct v9fs_client *c, struct io_slot *slots,
 	}
 }
 
-/*
- * Read into @to from @off: chunks of io_chunk() bytes, several in flight
- * once the first came back full (a file that ends within the first chunk
- * costs exactly one Tread). Stops at the first short reply.
- */
-ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to)
-{
-	struct v9fs_client *c = fid->clnt;
-	struct io_slot slots[V9FS_IO_WINDOW];
-	unsigned int head = 0, inflight = 0, window = 1;
-	size_t left = iov_iter_count(to), total = 0;
-	u32 chunk = io_chunk(fid);
-	u64 next = off;
-	int err = 0;
-
-	if (fatal_signal_pending(current))
-		return -EINTR;
-	while (left || inflight) {
-		struct v9fs_req *req;
-		u32 want, got;
-
-		while (left && inflight < window) {
-			u32 n = min_t(size_t, left, chunk);
-
-			req = read_start(fid, next, n);
-			if (IS_ERR(req)) {
-				err = PTR_ERR(req);
-				left = 0;
-				break;
-			}
-			slots[(head + inflight) % V9FS_IO_WINDOW] =
-				(struct io_slot){ .req = req, .count = n };
-			inflight++;
-			next += n;
-			left -= n;
-		}
-		if (!inflight)
-			break;
-		req = slots[head].req;
-		want = slots[head].count;
-		head = (head + 1) % V9FS_IO_WINDOW;
-		inflight--;
-		err = io_wait(c, req);
-		if (err)
-			break;
-		got = req->rc.rread.count;
-		if (got > want) {
-			pr_err("Rread of %u bytes for a Tread of %u\n", got,
-			       want);
-			req_put(req);
-			client_fail(c, -EPROTO, "Rread larger than asked");
-			err = -EIO;
-			break;
-		}
-		if (copy_to_iter(req->rc.rread.data, got, to) != got) {
-			req_put(req);
-			err = -EFAULT;
-			break;
-		}
-		req_put(req);
-		total += got;
-		if (got < want)
-			break;
-		window = io_window(fid);
-	}
-	io_discard(c, slots, head, inflight);
-	return total ? total : err;
-}
-
 /* Queue a Twrite of the next @count bytes of @from at @off. */
 static struct v9fs_req *write_start(struct v9fs_fid *fid, u64 off, u32 count,
 				    struct iov_iter *from)
@@ -1529,17 +1666,21 @@ fail:
 }
 
 /*
- * Write @from at @off, several chunks in flight. A short Rwrite ends the
- * write with a short count; chunks already sent behind it may have landed
- * too, as with any partial write.
+ * Read into or write from @it at @off: chunks of io_chunk() bytes, several
+ * in flight. A read starts with one chunk and widens the window once that
+ * came back full, so a file that ends within the first chunk costs exactly
+ * one Tread. A short reply ends the call with a short count; for a write,
+ * chunks already sent behind it may have landed too, as with any partial
+ * write.
  */
-ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from)
+static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
+		      bool rd)
 {
 	struct v9fs_client *c = fid->clnt;
 	struct io_slot slots[V9FS_IO_WINDOW];
 	unsigned int head = 0, inflight = 0;
-	unsigned int window = io_window(fid);
-	size_t left = iov_iter_count(from), total = 0;
+	unsigned int window = rd ? 1 : io_window(fid);
+	size_t left = iov_iter_count(it), total = 0;
 	u32 chunk = io_chunk(fid);
 	u64 next = off;
 	int err = 0;
@@ -1553,7 +1694,8 @@ ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from)
 		while (left && inflight < window) {
 			u32 n = min_t(size_t, left, chunk);
 
-			req = write_start(fid, next, n, from);
+			req = rd ? read_start(fid, next, n) :
+				   write_start(fid, next, n, it);
 			if (IS_ERR(req)) {
 				err = PTR_ERR(req);
 				left = 0;
@@ -1574,21 +1716,38 @@ ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from)
 		err = io_wait(c, req);
 		if (err)
 			break;
-		got = req->rc.rwrite.count;
-		req_put(req);
+		got = rd ? req->rc.rread.count : req->rc.rwrite.count;
 		if (got > want) {
-			pr_err("Rwrite of %u bytes for a Twrite of %u\n", got,
-			       want);
-			client_fail(c, -EPROTO, "Rwrite larger than asked");
+			pr_err("%s of %u bytes for %u asked\n",
+			       v9p_type_name(req->rc.type), got, want);
+			req_put(req);
+			client_fail(c, -EPROTO, "I/O reply larger than asked");
 			err = -EIO;
 			break;
 		}
+		if (rd && copy_to_iter(req->rc.rread.data, got, it) != got) {
+			req_put(req);
+			err = -EFAULT;
+			break;
+		}
+		req_put(req);
 		total += got;
 		if (got < want)
 			break;
+		window = io_window(fid);
 	}
 	io_discard(c, slots, head, inflight);
 	return total ? total : err;
+}
+
+ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to)
+{
+	return io_run(fid, off, to, true);
+}
+
+ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from)
+{
+	return io_run(fid, off, from, false);
 }
 
 static char *stat_copy_str(struct v9p_str *v, char *p)

@@ -28,6 +28,14 @@ struct v9fs_trans_ops {
 	int (*send_nb)(struct v9fs_trans *t, const void *buf, size_t len);
 	/* Read exactly @len bytes; end of stream is -ECONNRESET. */
 	int (*recv)(struct v9fs_trans *t, void *buf, size_t len);
+	/*
+	 * Optional: read what is there, up to @len bytes, without blocking:
+	 * bytes read, 0 if none, or a negative errno (end of stream is
+	 * -ECONNRESET). A transport with recv_nb calls t->ready whenever it
+	 * may have become readable or failed, from any context, softirq
+	 * included, from connect() until close().
+	 */
+	int (*recv_nb)(struct v9fs_trans *t, void *buf, size_t len);
 	/* Unblock send/recv for good (shutdown); the transport stays allocated. */
 	void (*abort)(struct v9fs_trans *t);
 	/* Release everything connect() took. After abort() or instead of it. */
@@ -38,6 +46,7 @@ struct v9fs_trans {
 	const struct v9fs_trans_ops *ops;
 	void *priv;			/* the transport's own state */
 	unsigned int debug;		/* V9FS_DEBUG_* of the mount */
+	void (*ready)(struct v9fs_trans *t);	/* set before connect() */
 };
 
 extern const struct v9fs_trans_ops v9fs_trans_tcp;

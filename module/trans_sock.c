@@ -3,7 +3,9 @@
  * Stream socket transports of 9p2000.ko: tcp (IPv4 and IPv6) and unix.
  *
  * Only connecting differs between the two; sending and receiving are the
- * same blocking loops over kernel_sendmsg()/kernel_recvmsg().
+ * same loops over kernel_sendmsg()/kernel_recvmsg(). An entry on the
+ * socket's wait queue tells the client when the socket may have become
+ * readable, so that whoever is waiting for a reply can read it at once.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -18,6 +20,7 @@
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/un.h>
+#include <linux/wait.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -25,9 +28,33 @@
 #include "client.h"
 #include "trans.h"
 
+struct sock_trans {
+	struct socket *sock;
+	struct v9fs_trans *t;
+	struct wait_queue_entry wait;	/* on the socket's wait queue */
+};
+
 static struct socket *sock_of(struct v9fs_trans *t)
 {
-	return t->priv;
+	struct sock_trans *st = t->priv;
+
+	return st->sock;
+}
+
+#define SOCK_RX_EVENTS	(EPOLLIN | EPOLLRDNORM | EPOLLERR | EPOLLHUP | EPOLLRDHUP)
+
+/* Called under the wait queue's lock, in any context (softirq too). */
+static int sock_wake(struct wait_queue_entry *wait, unsigned int mode,
+		     int flags, void *key)
+{
+	struct sock_trans *st = container_of(wait, struct sock_trans, wait);
+
+	/* Only write space is known not to matter; no key may mean anything. */
+	if (key && !(key_to_poll(key) & SOCK_RX_EVENTS))
+		return 0;
+	if (st->t->ready)
+		st->t->ready(st->t);
+	return 0;
 }
 
 /*
@@ -46,24 +73,34 @@ static void sock_tune(struct socket *sock)
 static int sock_open(struct v9fs_trans *t, int family, int proto,
 		     struct sockaddr *sa, int salen)
 {
+	struct sock_trans *st;
 	struct socket *sock;
 	int err;
 
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
 	err = sock_create_kern(current->nsproxy->net_ns, family, SOCK_STREAM,
 			       proto, &sock);
 	if (err) {
 		pr_err("cannot create socket (family %d): %d\n", family, err);
+		kfree(st);
 		return err;
 	}
 	sock_tune(sock);
 	err = kernel_connect(sock, sa, salen, 0);
 	if (err) {
 		sock_release(sock);
+		kfree(st);
 		return err;
 	}
 	if (family != AF_UNIX)
 		tcp_sock_set_nodelay(sock->sk);
-	t->priv = sock;
+	st->sock = sock;
+	st->t = t;
+	init_waitqueue_func_entry(&st->wait, sock_wake);
+	add_wait_queue(sk_sleep(sock->sk), &st->wait);
+	t->priv = st;
 	return 0;
 }
 
@@ -176,6 +213,18 @@ static int sock_recv(struct v9fs_trans *t, void *buf, size_t len)
 	return 0;
 }
 
+static int sock_recv_nb(struct v9fs_trans *t, void *buf, size_t len)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	int n;
+
+	n = kernel_recvmsg(sock_of(t), &msg, &kv, 1, len, MSG_DONTWAIT);
+	if (n == -EAGAIN)
+		return 0;
+	return n == 0 ? -ECONNRESET : n;
+}
+
 static void sock_abort(struct v9fs_trans *t)
 {
 	if (t->priv)
@@ -184,8 +233,14 @@ static void sock_abort(struct v9fs_trans *t)
 
 static void sock_close(struct v9fs_trans *t)
 {
-	if (t->priv)
-		sock_release(sock_of(t));
+	struct sock_trans *st = t->priv;
+
+	if (!st)
+		return;
+	/* Once off the queue, sock_wake() is not running and never will. */
+	remove_wait_queue(sk_sleep(st->sock->sk), &st->wait);
+	sock_release(st->sock);
+	kfree(st);
 	t->priv = NULL;
 }
 
@@ -195,6 +250,7 @@ const struct v9fs_trans_ops v9fs_trans_tcp = {
 	.send = sock_send,
 	.send_nb = sock_send_nb,
 	.recv = sock_recv,
+	.recv_nb = sock_recv_nb,
 	.abort = sock_abort,
 	.close = sock_close,
 };
@@ -205,6 +261,7 @@ const struct v9fs_trans_ops v9fs_trans_unix = {
 	.send = sock_send,
 	.send_nb = sock_send_nb,
 	.recv = sock_recv,
+	.recv_nb = sock_recv_nb,
 	.abort = sock_abort,
 	.close = sock_close,
 };
