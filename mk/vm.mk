@@ -21,10 +21,15 @@ run: setup
 	@$(MAKE) --no-print-directory KERNELS=$(KERNEL) $(BUILD)/guest/base.cpio.gz $(BUILD)/$(KERNEL)/modules.cpio.gz
 	@tests/vm/run.sh $(KERNEL)
 
-# make bench [KERNEL=6.1]: side-by-side figures, one boot.
+# make bench [KERNEL=6.1 | KERNELS='6.1 6.12']: side-by-side figures, one boot per
+# kernel, one kernel after the other (every kernel by default).
+BENCH_KERNELS = $(if $(filter command line,$(origin KERNEL)),$(KERNEL),$(KERNELS))
 bench: setup
-	@$(MAKE) --no-print-directory KERNELS=$(KERNEL) $(BUILD)/guest/base.cpio.gz $(BUILD)/$(KERNEL)/modules.cpio.gz
-	@V9FS_MODE=bench V9FS_TIMEOUT=3000 tests/vm/run-guest.sh $(KERNEL)
+	@$(MAKE) --no-print-directory KERNELS="$(BENCH_KERNELS)" $(BUILD)/guest/base.cpio.gz \
+		$(foreach k,$(BENCH_KERNELS),$(BUILD)/$(k)/modules.cpio.gz)
+	@for k in $(BENCH_KERNELS); do \
+		V9FS_MODE=bench V9FS_TIMEOUT=3000 tests/vm/run-guest.sh $$k || exit 1; \
+	done
 
 # Proof that the harness fails on a failing test, a panic and a hang.
 selftest: $(BUILD)/guest/base.cpio.gz $(BUILD)/$(firstword $(KERNELS))/modules.cpio.gz
