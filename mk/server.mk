@@ -3,6 +3,7 @@
 # build/bin/v9fsd          host build (used by the unit tests and `make run`)
 # build/guest/bin/v9fsd    static build for the guest's /v9fs/bin
 # build/unit/server_*      host tests (TAP), each drives v9fsd -s over a socketpair
+#                          or a daemon's sockets; server_bench is a latency probe
 
 SERVER_SRCS := $(sort $(wildcard server/*.c))
 SERVER_HDRS := $(wildcard server/*.h)
@@ -19,7 +20,8 @@ $(BUILD)/guest/bin/v9fsd: $(SERVER_DEPS)
 GUEST_PROGS += $(BUILD)/guest/bin/v9fsd
 
 # Host tests: tests/unit/server_<name>.c plus the shared client helper.
-SERVER_TEST_SRCS := $(filter-out tests/unit/server_client.c,$(wildcard tests/unit/server_*.c))
+SERVER_TEST_SRCS := $(filter-out tests/unit/server_client.c tests/unit/server_bench.c,\
+	$(wildcard tests/unit/server_*.c))
 SERVER_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(SERVER_TEST_SRCS))
 
 $(BUILD)/unit/server_%: tests/unit/server_%.c tests/unit/server_client.c \
@@ -29,6 +31,10 @@ $(BUILD)/unit/server_%: tests/unit/server_%.c tests/unit/server_client.c \
 		-pthread -o $@ $< tests/unit/server_client.c $(PROTO_SRCS)
 
 UNIT_TESTS += $(SERVER_TESTS)
+
+# A host-side latency probe against v9fsd or diod (not a test): tests/unit/server_bench.c.
+.PHONY: server-bench
+server-bench: $(BUILD)/unit/server_bench
 
 .PHONY: v9fsd server-unit
 v9fsd: $(BUILD)/bin/v9fsd $(BUILD)/guest/bin/v9fsd

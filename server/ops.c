@@ -50,6 +50,22 @@ int srv_fid_stat(struct srv_fid *f, struct stat *st)
 	return 0;
 }
 
+/*
+ * Point f at an O_PATH descriptor and its path (both consumed) of file type
+ * ftype; a fresh fid also takes a reference on user u.
+ */
+void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u, mode_t ftype)
+{
+	f->pfd = pfd;
+	f->path = path;
+	f->ftype = ftype & S_IFMT;
+	f->qtype = S_ISDIR(ftype) ? V9P_QTDIR : S_ISLNK(ftype) ? V9P_QTSYMLINK : V9P_QTFILE;
+	if (u) {
+		srv_user_get(u);
+		f->user = u;
+	}
+}
+
 /* Fill a fresh fid from an O_PATH descriptor (consumed) and its path. */
 int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 		struct v9p_qid *qid)
@@ -63,15 +79,8 @@ int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 		free(path);
 		return err;
 	}
-	f->pfd = pfd;
-	f->path = path;
-	f->ftype = st.st_mode & S_IFMT;
 	srv_qid_from_stat(&st, qid);
-	f->qtype = qid->type;
-	if (u) {
-		srv_user_get(u);
-		f->user = u;
-	}
+	srv_fid_init(f, pfd, path, u, st.st_mode);
 	return 0;
 }
 
@@ -202,15 +211,51 @@ static int walk_one(int dfd, const char *dpath, const struct v9p_str *name,
 	return 0;
 }
 
+/*
+ * One step of a walk from (*cfd, *cpath), or from dfd when *cfd is -1:
+ * on success the new position replaces them, with its stat in st and its
+ * qid in qid.
+ */
+static int walk_step(int dfd, const struct v9p_str *name, int *cfd, char **cpath,
+		     struct stat *st, struct v9p_qid *qid)
+{
+	char *npath;
+	int nfd, err;
+
+	err = walk_one(dfd, *cpath, name, &nfd, &npath);
+	if (err < 0)
+		return err;
+	if (fstatat(nfd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		err = -errno;
+		close(nfd);
+		free(npath);
+		return err;
+	}
+	srv_qid_from_stat(st, qid);
+	if (*cfd >= 0)
+		close(*cfd);
+	free(*cpath);
+	*cfd = nfd;
+	*cpath = npath;
+	return 0;
+}
+
+/*
+ * Twalk. The first step goes from the fid's own descriptor under its lock
+ * (a clone dups it); each step costs one openat2() and one fstatat(), as a
+ * file's type never changes once known.
+ */
 int srv_op_walk(struct srv_req *req)
 {
 	struct v9p_twalk *t = &req->in.twalk;
 	struct v9p_rwalk *r = &req->out.rwalk;
 	struct srv_fid *f, *nf = NULL;
+	struct stat st;
 	int err, cfd = -1;
 	char *cpath = NULL;
 	bool locked = false;
-	uint16_t i;
+	mode_t ftype;
+	uint16_t i = 0;
 
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
@@ -227,48 +272,30 @@ int srv_op_walk(struct srv_req *req)
 		err = -ENOTDIR;
 		goto out;
 	}
+	memset(r, 0, sizeof(*r));
 	/* no rename may come between reading f's path and newfid's */
 	srv_names_rdlock();
 	locked = true;
 	pthread_mutex_lock(&f->lock);
+	ftype = f->ftype;
 	cpath = strdup(f->path);
-	cfd = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0);
+	if (!cpath)
+		err = -ENOMEM;
+	else if (t->nwname == 0)
+		err = (cfd = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0)) < 0 ? -errno : 0;
+	else if ((err = walk_step(f->pfd, &t->wname[0], &cfd, &cpath, &st, &r->wqid[0])) == 0)
+		i = 1;
 	pthread_mutex_unlock(&f->lock);
-	if (!cpath || cfd < 0) {
-		err = cfd < 0 ? -errno : -ENOMEM;
-		goto out;
-	}
-
-	memset(r, 0, sizeof(*r));
-	for (i = 0; i < t->nwname; i++) {
-		struct stat st;
-		int nfd;
-		char *npath;
-
-		if (fstatat(cfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-			err = -errno;
-			break;
-		}
+	while (err == 0 && i < t->nwname) {
 		if (!S_ISDIR(st.st_mode)) {
 			err = -ENOTDIR;
 			break;
 		}
-		err = walk_one(cfd, cpath, &t->wname[i], &nfd, &npath);
-		if (err < 0)
-			break;
-		if (fstatat(nfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-			err = -errno;
-			close(nfd);
-			free(npath);
-			break;
-		}
-		srv_qid_from_stat(&st, &r->wqid[i]);
-		close(cfd);
-		free(cpath);
-		cfd = nfd;
-		cpath = npath;
+		err = walk_step(cfd, &t->wname[i], &cfd, &cpath, &st, &r->wqid[i]);
+		if (err == 0)
+			i++;
 	}
-	if (i < t->nwname) {
+	if (i < t->nwname || err < 0) {
 		if (i == 0)
 			goto out;
 		/* a partial walk: qids so far, newfid untouched */
@@ -279,39 +306,23 @@ int srv_op_walk(struct srv_req *req)
 		goto out;
 	}
 	r->nwqid = i;
+	if (i)
+		ftype = st.st_mode & S_IFMT;
 
 	if (t->newfid == t->fid) {
-		struct stat st;
-
-		if (fstatat(cfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-			err = -errno;
-			goto out;
-		}
 		pthread_mutex_lock(&f->lock);
 		close(f->pfd);
 		free(f->path);
-		f->pfd = cfd;
-		f->path = cpath;
-		f->ftype = st.st_mode & S_IFMT;
-		f->qtype = S_ISDIR(st.st_mode) ? V9P_QTDIR :
-			   S_ISLNK(st.st_mode) ? V9P_QTSYMLINK : V9P_QTFILE;
+		srv_fid_init(f, cfd, cpath, NULL, ftype);
 		pthread_mutex_unlock(&f->lock);
-		cfd = -1;
-		cpath = NULL;
 	} else {
-		struct v9p_qid q;
-
 		nf = srv_fid_new(req->conn, t->newfid, &err);
 		if (!nf)
 			goto out;
-		err = srv_fid_set(nf, cfd, cpath, f->user, &q);
-		cfd = -1;
-		cpath = NULL;
-		if (err < 0) {
-			srv_fid_unhash(req->conn, nf);
-			goto out;
-		}
+		srv_fid_init(nf, cfd, cpath, f->user, ftype);
 	}
+	cfd = -1;
+	cpath = NULL;
 	srv_names_unlock();
 	locked = false;
 	err = srv_reply_fcall(req, V9P_RWALK);
