@@ -9,6 +9,11 @@
 # Workloads (bench/v9bench.c): 64 MiB sequential write+fsync, sequential read after
 # dropping caches, 2000 random 4 KiB reads, 1000 small files (create, write 4 KiB,
 # stat, read, unlink), `ls -l` of a 10,000-entry directory.
+# Every configuration is mounted at once, and each workload runs on every one of
+# them in turn, so that a change in the load of the machine during the boot falls
+# on all of them alike, not on whichever ran last. The short workloads run ROUNDS
+# times (default 3), the long ones (small files, ls -l) SLOW_ROUNDS times (default
+# 1); the median is kept.
 # For every v9fsd run, the 9P requests it received (v9fsd -S, read with SIGUSR1).
 # Timing only: nothing here passes or fails; a run that cannot be made says why.
 . /v9fs/tests/lib.sh
@@ -16,9 +21,11 @@
 B=/v9fs/bin/v9bench
 MSIZE=${V9FS_BENCH_MSIZE:-65536}
 MIB=${V9FS_BENCH_MIB:-64}
-RAND=2000
-SMALL=1000
-ENTRIES=10000
+ROUNDS=${V9FS_BENCH_ROUNDS:-3}
+SLOW_ROUNDS=${V9FS_BENCH_SLOW_ROUNDS:-1}
+RAND=${V9FS_BENCH_RAND:-2000}
+SMALL=${V9FS_BENCH_SMALL:-1000}
+ENTRIES=${V9FS_BENCH_ENTRIES:-10000}
 PORT=5680
 DPORT=5681
 EXPORT=/export/bench
@@ -26,7 +33,9 @@ DEXPORT=/export/bench-diod
 STATS=/tmp/v9fsd.$PORT.stats
 RES=/tmp/bench.results
 W=/tmp/bench.work
-mkdir -p "$EXPORT" "$DEXPORT" "$W" /tmp/bench-tmpfs
+CONFIGS="tmpfs 9P.u 9p.u 9p.L 9p.L-diod"
+WORKLOADS="seqwrite seqread randread smallfiles ls-l"
+mkdir -p "$EXPORT/ls" "$DEXPORT/ls" "$W" /tmp/bench-tmpfs/ls
 : > "$RES"
 
 say() { echo "$*"; }
@@ -50,11 +59,20 @@ msgdiff() {
 		END { print t + 0 s }' "$1" "$2"
 }
 
-# one CONFIG WORKLOAD COUNTED CMD...: run one timed workload, record it
+drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+# Where each configuration works: its own directory (work) and the shared
+# 10,000-entry directory (ls); "-" when it could not be mounted.
+work_of() { eval echo "\${work_$(echo "$1" | tr '.-' '__'):--}"; }
+set_work() { eval "work_$(echo "$1" | tr '.-' '__')=$2"; }
+ls_of() { case $1 in tmpfs) echo /tmp/bench-tmpfs/ls ;; *) echo "$(dirname "$(work_of "$1")")/ls" ;; esac; }
+counted() { case $1 in 9P.u | 9p.u | 9p.L) return 0 ;; esac; return 1; }
+
+# one CONFIG WORKLOAD CMD...: run one timed workload, record it
 one() {
-	_cfg=$1 _wl=$2 _counted=$3
-	shift 3
-	[ "$_counted" = 1 ] && snap "$W/before"
+	_cfg=$1 _wl=$2
+	shift 2
+	counted "$_cfg" && snap "$W/before"
 	_out=$("$@" 2> "$W/err")
 	_rc=$?
 	_secs=$(echo "$_out" | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p')
@@ -64,7 +82,7 @@ one() {
 		return
 	fi
 	_msgs=-
-	if [ "$_counted" = 1 ]; then
+	if counted "$_cfg"; then
 		snap "$W/after"
 		_diff=$(msgdiff "$W/before" "$W/after")
 		_msgs=${_diff%% *}
@@ -75,114 +93,142 @@ one() {
 	echo "$_cfg $_wl $_secs $_msgs" >> "$RES"
 }
 
-drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
-
-# workloads CONFIG DIR COUNTED: the five workloads in DIR (the ls directory is
-# DIR/ls, made beforehand on the server side so its creation is not timed)
-workloads() {
-	_c=$1 _d=$2 _n=$3
-	one "$_c" seqwrite "$_n" $B seqwrite "$_d/seq" "$MIB"
-	drop_caches
-	one "$_c" seqread "$_n" $B seqread "$_d/seq"
-	drop_caches
-	one "$_c" randread "$_n" $B randread "$_d/seq" $RAND
-	rm -f "$_d/seq"
-	mkdir -p "$_d/small"
-	one "$_c" smallfiles "$_n" $B smallfiles "$_d/small" $SMALL
-	rmdir "$_d/small"
-	drop_caches
-	one "$_c" ls-l "$_n" $B time ls -l "$_d/ls"
-	# a listing that stops early is fast and wrong: count what it saw (untimed)
-	_seen=$(ls "$_d/ls" 2> /dev/null | wc -l)
-	if [ "$_seen" -ne $ENTRIES ]; then
-		say "# $_c ls-l: INVALID, the listing saw $_seen of $ENTRIES entries"
-		echo "$_c ls-l - -" >> "$RES"
-	fi
+# workload CONFIG WORKLOAD: one run of WORKLOAD in CONFIG's directory
+workload() {
+	_w=$(work_of "$1")
+	case $2 in
+	seqwrite) one "$1" "$2" $B seqwrite "$_w/seq" "$MIB" ;;
+	seqread) drop_caches; one "$1" "$2" $B seqread "$_w/seq" ;;
+	randread) drop_caches; one "$1" "$2" $B randread "$_w/seq" $RAND ;;
+	smallfiles)
+		mkdir -p "$_w/small"
+		one "$1" "$2" $B smallfiles "$_w/small" $SMALL
+		rmdir "$_w/small" ;;
+	ls-l)
+		_l=$(ls_of "$1")
+		drop_caches
+		one "$1" "$2" $B time ls -l "$_l"
+		# a listing that stops early is fast and wrong: count what it saw (untimed)
+		_seen=$(ls "$_l" 2> /dev/null | wc -l)
+		if [ "$_seen" -ne $ENTRIES ]; then
+			say "# $1 ls-l: INVALID, the listing saw $_seen of $ENTRIES entries"
+			echo "$1 ls-l invalid -" >> "$RES"
+		fi ;;
+	esac
 }
 
-# bench_mount CONFIG CLIENT DIALECT PORT EXTRA COUNTED
+# bench_mount CONFIG CLIENT DIALECT PORT OPTS: mount CONFIG at /mnt/bench-CONFIG
 # (lib.sh's mount_9p uses _c _t _d _p _m _x, so names here are longer)
 bench_mount() {
-	_cfg=$1 _cl=$2 _dia=$3 _port=$4 _opts=$5 _cnt=$6 _mnt=/mnt/bench
-	if ! mount_9p "$_cl" tcp "$_dia" "$_port" $_mnt "$_opts" > "$W/mount" 2>&1; then
+	_cfg=$1 _mnt=/mnt/bench-$1
+	if ! mount_9p "$2" tcp "$3" "$4" "$_mnt" "$5" > "$W/mount" 2>&1; then
 		say "# $_cfg: mount failed: $(tail -n 1 "$W/mount")"
 		dmesg | tail -n 3 | sed 's/^/#   /'
-		for wl in seqwrite seqread randread smallfiles ls-l; do
-			echo "$_cfg $wl - -" >> "$RES"
-		done
 		return
 	fi
 	say "# $_cfg: $(grep " $_mnt " /proc/mounts)"
-	workloads "$_cfg" $_mnt "$_cnt"
-	umount_9p $_mnt || say "# $_cfg: umount failed"
+	mkdir -p "$_mnt/w.$_cfg" && set_work "$_cfg" "$_mnt/w.$_cfg"
 }
 
 say "# bench: kernel $(uname -r), msize $MSIZE, ${MIB} MiB sequential, $RAND random reads," \
-	"$SMALL small files, ls -l of $ENTRIES entries"
+	"$SMALL small files, ls -l of $ENTRIES entries; configurations interleaved," \
+	"$ROUNDS round(s) of the short workloads, $SLOW_ROUNDS of the long ones"
 
-# --- tmpfs, the ceiling ----------------------------------------------------------------
-mkdir -p /tmp/bench-tmpfs/ls
+# --- set-up (untimed) ----------------------------------------------------------------------
 $B mkfiles /tmp/bench-tmpfs/ls $ENTRIES > /dev/null
-workloads tmpfs /tmp/bench-tmpfs 0
-rm -rf /tmp/bench-tmpfs
-
-# --- v9fsd: ours and the in-tree client -------------------------------------------------
-mkdir -p "$EXPORT/ls" "$DEXPORT/ls"
 $B mkfiles "$EXPORT/ls" $ENTRIES > /dev/null
 $B mkfiles "$DEXPORT/ls" $ENTRIES > /dev/null
+mkdir -p /tmp/bench-tmpfs/w
+set_work tmpfs /tmp/bench-tmpfs/w
+
 if v9fsd_start "$EXPORT" $PORT -m "$MSIZE"; then
 	if load_client 9P > "$W/insmod" 2>&1; then
-		bench_mount 9P.u 9P 9p2000.u $PORT "msize=$MSIZE" 1
-		rmmod 9p2000
+		bench_mount 9P.u 9P 9p2000.u $PORT "msize=$MSIZE"
 	else
 		say "# 9P.u: our module did not load: $(cat "$W/insmod")"
-		for wl in seqwrite seqread randread smallfiles ls-l; do echo "9P.u $wl - -" >> "$RES"; done
 	fi
 	if load_client 9p; then
-		bench_mount 9p.u 9p 9p2000.u $PORT "msize=$MSIZE" 1
-		bench_mount 9p.L 9p 9p2000.L $PORT "msize=$MSIZE" 1
+		bench_mount 9p.u 9p 9p2000.u $PORT "msize=$MSIZE"
+		bench_mount 9p.L 9p 9p2000.L $PORT "msize=$MSIZE"
 	else
 		say "# the in-tree 9p client did not load"
 	fi
-	v9fsd_stop
 else
 	say "# v9fsd did not start"
 fi
-
-# --- diod, with the in-tree client --------------------------------------------------------
+diod_pid=
 if command -v diod > /dev/null && load_client 9p; then
 	diod -f -n -l 127.0.0.1:$DPORT -e "$DEXPORT" -c /dev/null -L /tmp/diod.log &
 	diod_pid=$!
 	sleep 1
-	bench_mount 9p.L-diod 9p 9p2000.L $DPORT "msize=$MSIZE,aname=$DEXPORT,uname=root" 0
-	kill $diod_pid
-	wait $diod_pid 2> /dev/null
+	bench_mount 9p.L-diod 9p 9p2000.L $DPORT "msize=$MSIZE,aname=$DEXPORT,uname=root"
+	# diod's export is its own: the work directory is under it like the others'
 else
 	say "# diod or the in-tree client is missing: no diod figures"
 fi
+
+# --- the workloads, every configuration in turn ---------------------------------------------
+for wl in $WORKLOADS; do
+	rounds=$ROUNDS
+	case $wl in smallfiles | ls-l) rounds=$SLOW_ROUNDS ;; esac
+	r=0
+	while [ $r -lt "$rounds" ]; do
+		r=$((r + 1))
+		for cfg in $CONFIGS; do
+			[ "$(work_of $cfg)" = - ] && continue
+			workload $cfg $wl
+		done
+	done
+done
+
+# --- tear-down -------------------------------------------------------------------------------
+for cfg in $CONFIGS; do
+	[ "$cfg" = tmpfs ] && continue
+	[ "$(work_of $cfg)" = - ] && continue
+	rm -rf "$(work_of $cfg)"
+	umount_9p /mnt/bench-$cfg || say "# $cfg: umount failed"
+done
+[ -n "$diod_pid" ] && kill $diod_pid && wait $diod_pid 2> /dev/null
+v9fsd_stop
+rmmod 9p2000 2> /dev/null
 unload_client 9p 2> /dev/null
 
 # --- summary --------------------------------------------------------------------------------
-# ratio a/b of seconds: how many times faster b is than a ("-" when one is missing)
+# For each configuration and workload the median of its rounds ("invalid" or a
+# failed run wins over any time); ratio a/b of seconds: how many times faster b is.
 say ""
-say "# summary: seconds (9P requests counted by v9fsd); ratio = slower/faster time, >1 is a win"
-awk '
-	{ t[$1 " " $2] = $3; m[$1 " " $2] = $4 }
-	function r(a, b) { return (a == "-" || b == "-" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-	function v(c, w) { x = t[c " " w]; return x == "" ? "-" : x }
-	function n(c, w) { x = m[c " " w]; return (x == "" || x == "-") ? "" : "(" x ")" }
+say "# summary: seconds, median of the rounds (9P requests counted by v9fsd);" \
+	"ratio = slower/faster time, >1 is a win"
+awk -v wls="$WORKLOADS" '
+	{
+		k = $1 " " $2
+		if ($3 == "-" || $3 == "invalid") { bad[k] = $3; next }
+		n[k]++; v[k, n[k]] = $3
+		if (m[k] == "") m[k] = $4
+	}
+	function median(k,    i, j, t, c) {
+		if (k in bad) return bad[k]
+		c = n[k]
+		if (!c) return "-"
+		for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
+			if (v[k, j] + 0 < v[k, i] + 0) { t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t }
+		return c % 2 ? v[k, (c + 1) / 2] : sprintf("%.3f", (v[k, c / 2] + v[k, c / 2 + 1]) / 2)
+	}
+	function num(x) { return x ~ /^[0-9.]+$/ }
+	function r(a, b) { return (!num(a) || !num(b) || b == 0) ? "-" : sprintf("%.2f", a / b) }
+	function msgs(k) { return (m[k] == "" || m[k] == "-") ? "" : "(" m[k] ")" }
 	END {
-		split("seqwrite seqread randread smallfiles ls-l", wl, " ")
+		split(wls, wl, " ")
 		printf "%-11s %9s %18s %18s %16s %18s %16s %10s\n", "workload", "tmpfs", "9P.u ours",
 			"9p.u in-tree", "in-tree/ours", "9p.L v9fsd", "9p.L diod", "diod/v9fsd"
 		for (i = 1; i <= 5; i++) {
 			w = wl[i]
-			printf "%-11s %9s %18s %18s %16s %18s %16s %10s\n", w, v("tmpfs", w),
-				v("9P.u", w) n("9P.u", w), v("9p.u", w) n("9p.u", w),
-				r(v("9p.u", w), v("9P.u", w)),
-				v("9p.L", w) n("9p.L", w), v("9p.L-diod", w),
-				r(v("9p.L-diod", w), v("9p.L", w))
+			t0 = median("tmpfs " w); a = median("9P.u " w); b = median("9p.u " w)
+			c = median("9p.L " w); d = median("9p.L-diod " w)
+			printf "%-11s %9s %18s %18s %16s %18s %16s %10s\n", w, t0,
+				a msgs("9P.u " w), b msgs("9p.u " w), r(b, a),
+				c msgs("9p.L " w), d, r(d, c)
 		}
 	}' "$RES"
 say "# in-tree/ours > 1: ours is faster; diod/v9fsd > 1: v9fsd is faster"
-rm -rf "$W" "$RES" "$EXPORT" "$DEXPORT"
+rm -rf "$W" "$RES" "$EXPORT" "$DEXPORT" /tmp/bench-tmpfs
