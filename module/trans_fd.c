@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fd transport of 9p2000.ko: two descriptors of the mounting task (rfdno,
- * wfdno), a pipe pair or a socket, read and written with kernel_read() and
- * kernel_write().
+ * wfdno), a pipe pair or a socket, read and written with vfs_iter_read()
+ * and vfs_iter_write() by the client's threads.
  *
  * A pipe cannot be shut down from our side, so a blocked read or write is
  * ended by a signal to the client's own kernel thread (see client.c); all
@@ -17,6 +17,7 @@
 #include <linux/net.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 
 #include "client.h"
 #include "trans.h"
@@ -70,46 +71,53 @@ static bool fd_retry(int n)
 	return !msleep_interruptible(2) && !signal_pending(current);
 }
 
-static int fd_send(struct v9fs_trans *t, const void *buf, size_t len)
+/*
+ * Move all of @it through @file. A pipe or a socket may take or give fewer
+ * bytes than asked (a pipe write of more than PIPE_BUF is not atomic: it
+ * fills what room there is, then waits for the reader), so loop on what is
+ * left; the iterator keeps the place. Only the client's kernel threads
+ * call this, and they take no signal but the SIGKILL that stops them: a
+ * write to a peer that is gone fails with EPIPE, without a SIGPIPE to
+ * anyone. End of file is -ECONNRESET, the server having gone away.
+ */
+static int fd_xfer(struct file *file, struct iov_iter *it)
 {
-	struct fd_trans *ft = t->priv;
-
-	while (len) {
+	while (iov_iter_count(it)) {
 		loff_t pos = 0;
 		ssize_t n;
 
-		n = kernel_write(ft->wr, buf, len, &pos);
+		if (iov_iter_rw(it) == WRITE)
+			n = vfs_iter_write(file, it, &pos, 0);
+		else
+			n = vfs_iter_read(file, it, &pos, 0);
 		if (n < 0 && fd_retry(n))
 			continue;
 		if (n < 0)
 			return n == -ERESTARTSYS ? -EINTR : n;
 		if (n == 0)
 			return -ECONNRESET;
-		buf += n;
-		len -= n;
 	}
 	return 0;
+}
+
+static int fd_send(struct v9fs_trans *t, const void *buf, size_t len)
+{
+	struct fd_trans *ft = t->priv;
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct iov_iter it;
+
+	iov_iter_kvec(&it, ITER_SOURCE, &kv, 1, len);
+	return fd_xfer(ft->wr, &it);
 }
 
 static int fd_recv(struct v9fs_trans *t, void *buf, size_t len)
 {
 	struct fd_trans *ft = t->priv;
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter it;
 
-	while (len) {
-		loff_t pos = 0;
-		ssize_t n;
-
-		n = kernel_read(ft->rd, buf, len, &pos);
-		if (n < 0 && fd_retry(n))
-			continue;
-		if (n < 0)
-			return n == -ERESTARTSYS ? -EINTR : n;
-		if (n == 0)
-			return -ECONNRESET;
-		buf += n;
-		len -= n;
-	}
-	return 0;
+	iov_iter_kvec(&it, ITER_DEST, &kv, 1, len);
+	return fd_xfer(ft->rd, &it);
 }
 
 /* A socket passed as an fd can be shut down; a pipe relies on the signal. */
