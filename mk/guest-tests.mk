@@ -5,11 +5,12 @@
 # mmap-check   compares a read-only / private mapping with read(2) (tests/guest/mmap_check.c)
 # hostile-9p   a 9P server that misbehaves on purpose (tests/guest/hostile.c, links proto/)
 # v9bench      timed workloads for bench/run.sh (bench/v9bench.c)
+# fdmount      mounts trans=fd on a socketpair with `v9fsd -s` on the other end (tests/guest/fdmount.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
 GUEST_TEST_PROGS := $(GUEST_BIN)/posix-suite $(GUEST_BIN)/fsx $(GUEST_BIN)/mmap-check \
-	$(GUEST_BIN)/v9bench
+	$(GUEST_BIN)/v9bench $(GUEST_BIN)/fdmount
 # hostile-9p needs the proto/ codec; build it once proto/v9p.h exists.
 ifneq ($(wildcard proto/v9p.h),)
 GUEST_TEST_PROGS += $(GUEST_BIN)/hostile-9p
@@ -38,5 +39,9 @@ $(GUEST_BIN)/hostile-9p: tests/guest/hostile.c $(PROTO_SRCS) $(PROTO_HDRS)
 	$(CC) $(GUEST_CFLAGS) -o $@ tests/guest/hostile.c $(PROTO_SRCS)
 
 $(GUEST_BIN)/v9bench: bench/v9bench.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/fdmount: tests/guest/fdmount.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<

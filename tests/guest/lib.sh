@@ -77,7 +77,9 @@ v9fsd_stop() {
 # mount_9p CLIENT TRANS DIALECT PORT MNT [EXTRA_OPTS]: mount the server of
 # v9fsd_start PORT with CLIENT (9P or 9p) over TRANS (tcp, unix or fd) speaking
 # DIALECT (9p2000, 9p2000.u, 9p2000.L). For fd, a private `v9fsd -s` serves the
-# export $V9FS_FD_EXPORT (default /export) over two FIFOs.
+# export $V9FS_FD_EXPORT (default /export) on one end of a socketpair, the client
+# has the other end as rfdno=3 and wfdno=4 (see fdmount.c); V9FS_FD_PID is set to
+# that server's pid, and its log is /tmp/fd.<shell pid>.PORT.log.
 mount_9p() {
 	_c=$1 _t=$2 _d=$3 _p=$4 _m=$5 _x=${6:+,$6}
 	mkdir -p "$_m"
@@ -100,13 +102,15 @@ mount_9p() {
 			"/tmp/v9fsd.$_p.sock" "$_m" ;;
 	fd)
 		_f=/tmp/fd.$$.$_p
-		rm -f "$_f.c2s" "$_f.s2c"
-		mkfifo "$_f.c2s" "$_f.s2c"
-		"$V9FSD" -s -e "${V9FS_FD_EXPORT:-/export}" < "$_f.c2s" > "$_f.s2c" \
-			2> "$_f.log" &
-		# O_RDWR opens of a FIFO never block, so neither side waits for the other.
-		timeout 30 mount -t "$_c" -o "trans=fd,rfdno=3,wfdno=4,version=$_d$_cache$_x" \
-			none "$_m" 3<> "$_f.s2c" 4<> "$_f.c2s" ;;
+		rm -f "$_f.pid"
+		V9FS_FD_PID=
+		timeout 30 /v9fs/bin/fdmount -t "$_c" \
+			-o "trans=fd,rfdno=3,wfdno=4,version=$_d$_cache$_x" \
+			-p "$_f.pid" -l "$_f.log" none "$_m" -- \
+			"$V9FSD" -s -e "${V9FS_FD_EXPORT:-/export}"
+		_rc=$?
+		V9FS_FD_PID=$(cat "$_f.pid" 2> /dev/null)
+		return $_rc ;;
 	esac
 }
 
