@@ -3,6 +3,9 @@
 # 60-faults: a 9P client facing a server that dies, stalls or lies must give an
 # error, never hang, and leave a module that unloads.
 #   - v9fsd killed (SIGKILL) during a large read and during a large write
+#   - over trans=fd on a socketpair (fdmount, `v9fsd -s`): the server killed with
+#     the mount idle, then during a large read; the end of file must fail the
+#     requests with EIO at once, without timeout=
 #   - v9fsd stopped (SIGSTOP) under a reader, then the reader SIGKILLed: gone in 1 s
 #   - hostile-9p in each mode: the read fails (or, in mode none, succeeds), no hang
 #   - rmmod 9p2000 after the last umount, no slab objects left behind
@@ -68,10 +71,39 @@ mount_client() { # mount_client CLIENT MNT: mount v9fsd (tcp, $DIALECT)
 }
 
 # --- v9fsd killed during a large read / write ------------------------------------
-kill_during() { # kill_during CLIENT read|write
+# kill_server: SIGKILL the server of the mount (v9fsd_start's or fdmount's).
+kill_server() {
+	kill -9 $SRV_PID 2> /dev/null
+	if [ "$SRV_PID" = "${V9FSD_PID:-}" ]; then
+		wait $V9FSD_PID 2> /dev/null
+		V9FSD_PID=
+	else
+		gone $SRV_PID 50	# fdmount's server is not our child
+	fi
+}
+
+# server_mount CLIENT MNT tcp|fd: a server and a mount of it; sets SRV_PID.
+# fd: a private `v9fsd -s` on a socketpair (lib.sh's mount_9p, tests/guest/fdmount.c).
+server_mount() {
+	if [ "$3" = fd ]; then
+		if ! V9FS_FD_EXPORT=$EXPORT mount_9p "$1" fd $DIALECT 0 "$2" \
+			> "$OUT/mount.txt" 2>&1; then
+			result "$1" 0 "fd: mount v9fsd -s over a socketpair" \
+				"$(tail -n 1 "$OUT/mount.txt")"
+			return 1
+		fi
+		SRV_PID=$V9FS_FD_PID
+		return 0
+	fi
+	start_server || return 1
+	mount_client "$1" "$2" || { v9fsd_stop; return 1; }
+	SRV_PID=$V9FSD_PID
+}
+
+kill_during() { # kill_during CLIENT read|write [fd]
 	_c=$1 _what=$2 _m=/mnt/faults-$1
-	start_server || return
-	mount_client $_c $_m || { v9fsd_stop; return; }
+	_tr=${3:-tcp} _pre=${3:+$3: }	# tcp results keep their old names
+	server_mount $_c $_m $_tr || return
 	if [ $_what = read ]; then
 		timeout 120 dd if=$_m/big of=/dev/null bs=1M > "$OUT/dd.txt" 2>&1 &
 	else
@@ -81,42 +113,83 @@ kill_during() { # kill_during CLIENT read|write
 	_dd=$!
 	sleep 1
 	if gone $_dd 1; then
-		result $_c 0 "v9fsd killed during a large $_what: $_what still running at the kill" \
+		result $_c 0 "${_pre}v9fsd killed during a large $_what: $_what still running at the kill" \
 			"finished in under a second, test inconclusive"
 	fi
-	kill -9 $V9FSD_PID
-	wait $V9FSD_PID 2> /dev/null
-	V9FSD_PID=
+	kill_server
 	if gone $_dd 300; then
 		wait $_dd
 		_rc=$?
 		_err=$(grep -v 'records\|copied' "$OUT/dd.txt" | tail -n 1)
 		result $_c "$([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1)" \
-			"v9fsd killed during a large $_what: $_what fails (took $((WAITED / 10)) s)" \
+			"${_pre}v9fsd killed during a large $_what: $_what fails (took $((WAITED / 10)) s)" \
 			"dd exit $_rc: $_err"
 		case $_err in
 		*"Input/output error"* | *"I/O error"*) _eio=1 ;;
 		*) _eio=0 ;;
 		esac
-		result $_c $_eio "v9fsd killed during a large $_what: the error is EIO" "$_err"
+		result $_c $_eio "${_pre}v9fsd killed during a large $_what: the error is EIO" "$_err"
 	else
-		result $_c 0 "v9fsd killed during a large $_what: $_what fails" \
+		result $_c 0 "${_pre}v9fsd killed during a large $_what: $_what fails" \
 			"still blocked 30 s after the kill"
 		unstick $_m $_dd
 	fi
 	timeout 30 ls $_m > /dev/null 2> "$OUT/ls.txt"
 	_rc=$?
 	result $_c "$([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1)" \
-		"after the server died ($_what), a new request fails at once" \
+		"${_pre}after the server died ($_what), a new request fails at once" \
 		"ls exit $_rc: $(cat "$OUT/ls.txt")"
 	if timeout 30 umount $_m 2> "$OUT/umount.txt" || timeout 30 umount -f $_m \
 		2>> "$OUT/umount.txt"; then
-		result $_c 1 "umount after the server died ($_what)"
+		result $_c 1 "${_pre}umount after the server died ($_what)"
 	else
-		result $_c 0 "umount after the server died ($_what)" "$(cat "$OUT/umount.txt")"
+		result $_c 0 "${_pre}umount after the server died ($_what)" "$(cat "$OUT/umount.txt")"
 		umount -l $_m 2> /dev/null
 	fi
 	rm -f "$EXPORT/wfile"
+}
+
+# --- fd: the server killed under an idle mount ---------------------------------------
+# On a socketpair the client reads end of file when the server dies: the next
+# request must fail with EIO within 2 s (no timeout= given), and umount works.
+fd_dead_idle() { # fd_dead_idle CLIENT
+	_c=$1 _m=/mnt/faults-fd-$1
+	server_mount $_c $_m fd || return
+	if ! ls $_m > /dev/null 2> "$OUT/ls.txt"; then
+		result $_c 0 "fd: the mount works before the kill" "$(cat "$OUT/ls.txt")"
+	fi
+	kill_server
+	timeout 30 stat $_m/big > /dev/null 2> "$OUT/stat.txt" &
+	_st=$!
+	if gone $_st 20; then
+		wait $_st
+		_rc=$?
+		_err=$(tail -n 1 "$OUT/stat.txt")
+		diag "$_c: fd: stat after the kill: exit $_rc in $((WAITED / 10)).$((WAITED % 10)) s: $_err"
+		result $_c "$([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1)" \
+			"fd: server killed, idle mount: the next request fails within 2 s" \
+			"stat exit $_rc: $_err"
+		case $_err in
+		*"Input/output error"* | *"I/O error"*) _eio=1 ;;
+		*) _eio=0 ;;
+		esac
+		result $_c $_eio "fd: server killed, idle mount: the error is EIO" "$_err"
+	else
+		result $_c 0 "fd: server killed, idle mount: the next request fails within 2 s" \
+			"stat still blocked 2 s after the kill"
+		gone $_st 300 || unstick $_m $_st
+	fi
+	timeout 30 cat $_m/big > /dev/null 2> "$OUT/cat.txt"
+	_rc=$?
+	result $_c "$([ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ $_rc -ne 143 ] && echo 1)" \
+		"fd: server killed, idle mount: later requests fail too" \
+		"cat exit $_rc: $(cat "$OUT/cat.txt")"
+	if timeout 30 umount $_m 2> "$OUT/umount.txt"; then
+		result $_c 1 "fd: umount after the server died"
+	else
+		result $_c 0 "fd: umount after the server died" "$(cat "$OUT/umount.txt")"
+		unstick $_m
+	fi
 }
 
 # --- v9fsd stalled, reader SIGKILLed -----------------------------------------------
@@ -225,6 +298,8 @@ fi
 for c in $clients; do
 	kill_during $c read
 	kill_during $c write
+	fd_dead_idle $c
+	kill_during $c read fd
 	stall_kill $c
 	if [ -x "$HOSTILE" ]; then
 		for mode in none malformed oversized badtag badtype bigcount close stall; do
