@@ -42,6 +42,27 @@ checks() {
 	fi
 	rm -f "$_d/fsx.file"
 
+	# four at once on one mount: the replies of several tasks interleave on one
+	# connection, and whichever task waits reads them for the others
+	_pids=
+	for _i in 1 2 3 4; do
+		timeout 600 /v9fs/bin/fsx -q -N $((OPS / 4)) -l 131072 -o 16384 \
+			-S $((SEED + _i)) "$_d/fsx.par$_i" > "$OUT/par$_i.out" 2>&1 &
+		_pids="$_pids $!"
+	done
+	_bad=
+	_i=0
+	for _p in $_pids; do
+		_i=$((_i + 1))
+		wait "$_p" || _bad="$_bad $_i"
+	done
+	result $_c "$([ -z "$_bad" ] && echo 1)" "4 fsx at once, $((OPS / 4)) ops each, seeds $SEED+1..4" \
+		"failed:$_bad"
+	for _i in $_bad; do
+		tail -n 20 "$OUT/par$_i.out" | sed "s/^/#   [$_i] /"
+	done
+	rm -f "$_d"/fsx.par*
+
 	# a static program from the mount: copy busybox, run an applet from it
 	if cp /bin/busybox "$_d/busybox" 2> "$OUT/cp.txt" && chmod 755 "$_d/busybox"; then
 		_o=$(timeout 30 "$_d/busybox" echo "ran from the mount" 2>&1)
