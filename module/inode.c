@@ -364,29 +364,24 @@ static struct v9fs_fid *v9fs_parent_fid(struct dentry *dentry)
 
 /* ---- lookup ---- */
 
-static struct dentry *v9fs_lookup(struct inode *dir, struct dentry *dentry,
-				  unsigned int flags)
+/*
+ * Walk from the parent's fid to @dentry's name (Twalk) and find its inode
+ * from a Tstat; the new fid goes on @dentry, before it becomes visible.
+ * A name that is not there is -ENOENT.
+ */
+static struct inode *v9fs_walk_dentry(struct inode *dir, struct dentry *dentry)
 {
-	struct v9fs_session *s = v9fs_inode_session(dir);
 	const char *name = dentry->d_name.name;
 	struct v9fs_fid *dfid = v9fs_parent_fid(dentry);
-	struct inode *inode = NULL;
 	struct v9fs_fid *fid;
 	struct v9p_stat *st;
+	struct inode *inode;
 
-	v9fs_vfs_dbg(s, "%pd\n", dentry);
-	if (dentry->d_name.len > NAME_MAX)
-		return ERR_PTR(-ENAMETOOLONG);
 	if (!dfid)
 		return ERR_PTR(-EIO);
-
 	fid = v9fs_walk(dfid, 1, &name);
-	if (IS_ERR(fid)) {
-		if (PTR_ERR(fid) != -ENOENT)
-			return ERR_CAST(fid);
-		return d_splice_alias(NULL, dentry);	/* negative */
-	}
-
+	if (IS_ERR(fid))
+		return ERR_CAST(fid);
 	st = v9fs_stat(fid);
 	if (IS_ERR(st)) {
 		v9fs_fid_put(fid);
@@ -396,14 +391,32 @@ static struct dentry *v9fs_lookup(struct inode *dir, struct dentry *dentry,
 	kfree(st);
 	if (IS_ERR(inode)) {
 		v9fs_fid_put(fid);
-		return ERR_CAST(inode);
+		return inode;
+	}
+	v9fs_dentry_set_fid(dentry, fid);
+	return inode;
+}
+
+static struct dentry *v9fs_lookup(struct inode *dir, struct dentry *dentry,
+				  unsigned int flags)
+{
+	struct inode *inode;
+
+	v9fs_vfs_dbg(v9fs_inode_session(dir), "%pd\n", dentry);
+	if (dentry->d_name.len > NAME_MAX)
+		return ERR_PTR(-ENAMETOOLONG);
+
+	inode = v9fs_walk_dentry(dir, dentry);
+	if (IS_ERR(inode)) {
+		/* Gone before the Tstat counts as not there: negative. */
+		if (PTR_ERR(inode) != -ENOENT)
+			return ERR_CAST(inode);
+		inode = NULL;
 	}
 	/*
-	 * The fid goes on the new dentry before it becomes visible. If an
-	 * alias is spliced in instead, that alias keeps its own fid and ours
-	 * goes with this dentry when the caller drops it.
+	 * If an alias is spliced in instead, that alias keeps its own fid and
+	 * ours goes with this dentry when the caller drops it.
 	 */
-	v9fs_dentry_set_fid(dentry, fid);
 	return d_splice_alias(inode, dentry);
 }
 
@@ -484,29 +497,10 @@ static int v9fs_vfs_create(struct v9fs_idmap *idmap, struct inode *dir,
 /* Walk to an existing name and make the negative @dentry positive. */
 static int v9fs_instantiate_existing(struct inode *dir, struct dentry *dentry)
 {
-	const char *name = dentry->d_name.name;
-	struct v9fs_fid *dfid = v9fs_parent_fid(dentry);
-	struct v9fs_fid *fid;
-	struct v9p_stat *st;
-	struct inode *inode;
+	struct inode *inode = v9fs_walk_dentry(dir, dentry);
 
-	if (!dfid)
-		return -EIO;
-	fid = v9fs_walk(dfid, 1, &name);
-	if (IS_ERR(fid))
-		return PTR_ERR(fid);
-	st = v9fs_stat(fid);
-	if (IS_ERR(st)) {
-		v9fs_fid_put(fid);
-		return PTR_ERR(st);
-	}
-	inode = v9fs_inode_from_stat(dir->i_sb, st);
-	kfree(st);
-	if (IS_ERR(inode)) {
-		v9fs_fid_put(fid);
+	if (IS_ERR(inode))
 		return PTR_ERR(inode);
-	}
-	v9fs_dentry_set_fid(dentry, fid);
 	d_instantiate(dentry, inode);
 	return 0;
 }

@@ -154,18 +154,17 @@ static int v9fs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		s->flags |= V9FS_NODEVMAP;
 		break;
 	case V9FS_OPT_RFDNO:
-		if (result.uint_32 > INT_MAX)
-			return invalfc(fc, "rfdno=%u is not a descriptor",
-				       result.uint_32);
-		s->copts.rfd = result.uint_32;
-		s->flags |= V9FS_RFD_GIVEN;
-		break;
 	case V9FS_OPT_WFDNO:
 		if (result.uint_32 > INT_MAX)
-			return invalfc(fc, "wfdno=%u is not a descriptor",
-				       result.uint_32);
-		s->copts.wfd = result.uint_32;
-		s->flags |= V9FS_WFD_GIVEN;
+			return invalfc(fc, "%s=%u is not a descriptor",
+				       param->key, result.uint_32);
+		if (opt == V9FS_OPT_RFDNO) {
+			s->copts.rfd = result.uint_32;
+			s->flags |= V9FS_RFD_GIVEN;
+		} else {
+			s->copts.wfd = result.uint_32;
+			s->flags |= V9FS_WFD_GIVEN;
+		}
 		break;
 	case V9FS_OPT_VERSION:
 		s->copts.dialect = result.uint_32;
