@@ -146,6 +146,32 @@ out:
 	return err;
 }
 
+/*
+ * The end of Topen, Tlopen, Tcreate and Tlcreate: open the file fid f
+ * holds (name NULL), or create name in directory f (see srv_create_in()),
+ * mark it for removal at clunk if rclose, and reply rtype with its qid and
+ * the iounit.
+ */
+int srv_open_reply(struct srv_req *req, struct srv_fid *f, const char *name, int flags,
+		   mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid,
+		   uint32_t *iounit, uint8_t rtype)
+{
+	int err;
+
+	if (rclose && srv_cfg.readonly)
+		return -EROFS;
+	if (name)
+		err = srv_create_in(f, name, flags, mode, gid, qid);
+	else
+		err = srv_fid_open(f, flags, qid);
+	if (err < 0)
+		return err;
+	if (rclose)
+		f->rclose = true;
+	*iounit = srv_iounit(req->conn);
+	return srv_reply_fcall(req, rtype);
+}
+
 /* Make df name an entry just created by other means (special files). */
 int srv_become_child(struct srv_fid *df, const char *name, struct v9p_qid *qid)
 {

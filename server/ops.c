@@ -491,16 +491,24 @@ out:
 	return err;
 }
 
-int srv_op_clunk(struct srv_req *req)
+/*
+ * Tclunk and Tremove: the fid goes away first (its number is free at once)
+ * whether or not the remove works; its descriptors close with the last
+ * reference. A clunk removes an ORCLOSE file and commits an xattr fid.
+ */
+static int fid_end(struct srv_req *req, uint32_t fid, bool remove, uint8_t rtype)
 {
 	struct srv_fid *f;
 	int err;
 
-	err = srv_get_fid(req, req->in.tclunk.fid, &f);
+	err = srv_get_fid(req, fid, &f);
 	if (err < 0)
 		return err;
 	err = srv_fid_unhash(req->conn, f);
-	if (err == 0) {
+	if (err == 0 && remove) {
+		err = srv_do_remove(f);
+		f->rclose = false;
+	} else if (err == 0) {
 		if (f->rclose)
 			srv_do_remove(f);
 		if (f->xattr)
@@ -509,25 +517,15 @@ int srv_op_clunk(struct srv_req *req)
 	srv_fid_put(f);
 	if (err < 0)
 		return err;
-	return srv_reply_fcall(req, V9P_RCLUNK);
+	return srv_reply_fcall(req, rtype);
 }
 
-/* Tremove clunks the fid whether or not the remove works. */
+int srv_op_clunk(struct srv_req *req)
+{
+	return fid_end(req, req->in.tclunk.fid, false, V9P_RCLUNK);
+}
+
 int srv_op_remove(struct srv_req *req)
 {
-	struct srv_fid *f;
-	int err;
-
-	err = srv_get_fid(req, req->in.tremove.fid, &f);
-	if (err < 0)
-		return err;
-	err = srv_fid_unhash(req->conn, f);
-	if (err == 0) {
-		err = srv_do_remove(f);
-		f->rclose = false;
-	}
-	srv_fid_put(f);
-	if (err < 0)
-		return err;
-	return srv_reply_fcall(req, V9P_RREMOVE);
+	return fid_end(req, req->in.tremove.fid, true, V9P_RREMOVE);
 }

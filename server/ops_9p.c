@@ -162,18 +162,9 @@ int srv_op_open(struct srv_req *req)
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
 		return err;
-	if ((t->mode & V9P_ORCLOSE) && srv_cfg.readonly) {
-		err = -EROFS;
-		goto out;
-	}
-	err = srv_fid_open(f, omode_to_flags(t->mode), &req->out.ropen.qid);
-	if (err < 0)
-		goto out;
-	if (t->mode & V9P_ORCLOSE)
-		f->rclose = true;
-	req->out.ropen.iounit = srv_iounit(req->conn);
-	err = srv_reply_fcall(req, V9P_ROPEN);
-out:
+	err = srv_open_reply(req, f, NULL, omode_to_flags(t->mode), 0, (gid_t)-1,
+			     t->mode & V9P_ORCLOSE, &req->out.ropen.qid,
+			     &req->out.ropen.iounit, V9P_ROPEN);
 	srv_fid_put(f);
 	return err;
 }
@@ -284,13 +275,8 @@ int srv_op_create(struct srv_req *req)
 	} else {
 		flags = omode_to_flags(t->mode) | O_EXCL;
 	}
-	err = srv_create_in(f, name, flags, mode, (gid_t)-1, &req->out.rcreate.qid);
-	if (err < 0)
-		goto out;
-	if (t->mode & V9P_ORCLOSE)
-		f->rclose = true;
-	req->out.rcreate.iounit = srv_iounit(req->conn);
-	err = srv_reply_fcall(req, V9P_RCREATE);
+	err = srv_open_reply(req, f, name, flags, mode, (gid_t)-1, t->mode & V9P_ORCLOSE,
+			     &req->out.rcreate.qid, &req->out.rcreate.iounit, V9P_RCREATE);
 out:
 	srv_fid_put(f);
 	return err;

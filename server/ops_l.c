@@ -127,12 +127,9 @@ int srv_op_lopen(struct srv_req *req)
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
 		return err;
-	err = srv_fid_open(f, dotl_to_flags(t->flags) & ~(O_CREAT | O_EXCL),
-			   &req->out.rlopen.qid);
-	if (err == 0) {
-		req->out.rlopen.iounit = srv_iounit(req->conn);
-		err = srv_reply_fcall(req, V9P_RLOPEN);
-	}
+	err = srv_open_reply(req, f, NULL, dotl_to_flags(t->flags) & ~(O_CREAT | O_EXCL), 0,
+			     (gid_t)-1, false, &req->out.rlopen.qid, &req->out.rlopen.iounit,
+			     V9P_RLOPEN);
 	srv_fid_put(f);
 	return err;
 }
@@ -150,15 +147,45 @@ int srv_op_lcreate(struct srv_req *req)
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
 		return err;
-	err = srv_create_in(f, name, dotl_to_flags(t->flags) & ~O_DIRECTORY,
-			    t->mode & 07777,
-			    t->gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)t->gid,
-			    &req->out.rlcreate.qid);
-	if (err == 0) {
-		req->out.rlcreate.iounit = srv_iounit(req->conn);
-		err = srv_reply_fcall(req, V9P_RLCREATE);
-	}
+	err = srv_open_reply(req, f, name, dotl_to_flags(t->flags) & ~O_DIRECTORY,
+			     t->mode & 07777,
+			     t->gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)t->gid, false,
+			     &req->out.rlcreate.qid, &req->out.rlcreate.iounit, V9P_RLCREATE);
 	srv_fid_put(f);
+	return err;
+}
+
+/*
+ * Tsymlink, Tmknod and Tmkdir: make name (checked by the caller) in
+ * directory fid dfid: a symlink to target when target is not NULL, else a
+ * directory or a node of mode. Give it the client's gid, reply with its qid.
+ */
+static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
+		      const char *target, mode_t mode, dev_t dev, uint32_t gid,
+		      struct v9p_qid *qid, uint8_t rtype)
+{
+	struct srv_fid *d;
+	int err, r;
+
+	err = get_dir_fid(req, dfid, &d);
+	if (err < 0)
+		return err;
+	/* a symlink's target is only text: it is never resolved on this side */
+	if (target)
+		r = symlinkat(target, d->pfd, name);
+	else if (S_ISDIR(mode))
+		r = mkdirat(d->pfd, name, mode & 07777);
+	else
+		r = mknodat(d->pfd, name, mode, dev);
+	if (r < 0) {
+		err = -errno;
+	} else {
+		set_new_gid(d->pfd, name, gid);
+		err = qid_at(d->pfd, name, qid);
+		if (err == 0)
+			err = srv_reply_fcall(req, rtype);
+	}
+	srv_fid_put(d);
 	return err;
 }
 
@@ -166,7 +193,6 @@ int srv_op_symlink(struct srv_req *req)
 {
 	struct v9p_tsymlink *t = &req->in.tsymlink;
 	char name[NAME_MAX + 1], *target;
-	struct srv_fid *d;
 	int err;
 
 	err = srv_check_name(&t->name, name);
@@ -174,26 +200,12 @@ int srv_op_symlink(struct srv_req *req)
 		return err;
 	if (t->symtgt.len == 0 || t->symtgt.len > PATH_MAX)
 		return t->symtgt.len ? -ENAMETOOLONG : -ENOENT;
-	err = get_dir_fid(req, t->fid, &d);
-	if (err < 0)
-		return err;
 	target = strndup(t->symtgt.s, t->symtgt.len);
-	if (!target) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* the target is only text: it is never resolved on this side */
-	if (symlinkat(target, d->pfd, name) < 0) {
-		err = -errno;
-		goto out;
-	}
-	set_new_gid(d->pfd, name, t->gid);
-	err = qid_at(d->pfd, name, &req->out.rsymlink.qid);
-	if (err == 0)
-		err = srv_reply_fcall(req, V9P_RSYMLINK);
-out:
+	if (!target)
+		return -ENOMEM;
+	err = make_entry(req, t->fid, name, target, 0, 0, t->gid,
+			 &req->out.rsymlink.qid, V9P_RSYMLINK);
 	free(target);
-	srv_fid_put(d);
 	return err;
 }
 
@@ -201,7 +213,6 @@ int srv_op_mknod(struct srv_req *req)
 {
 	struct v9p_tmknod *t = &req->in.tmknod;
 	char name[NAME_MAX + 1];
-	struct srv_fid *d;
 	mode_t type = t->mode & S_IFMT;
 	int err;
 
@@ -211,47 +222,21 @@ int srv_op_mknod(struct srv_req *req)
 	if (type != S_IFREG && type != S_IFCHR && type != S_IFBLK &&
 	    type != S_IFIFO && type != S_IFSOCK)
 		return -EINVAL;
-	err = get_dir_fid(req, t->dfid, &d);
-	if (err < 0)
-		return err;
-	if (mknodat(d->pfd, name, type | (t->mode & 07777),
-		    makedev(t->major, t->minor)) < 0) {
-		err = -errno;
-		goto out;
-	}
-	set_new_gid(d->pfd, name, t->gid);
-	err = qid_at(d->pfd, name, &req->out.rmknod.qid);
-	if (err == 0)
-		err = srv_reply_fcall(req, V9P_RMKNOD);
-out:
-	srv_fid_put(d);
-	return err;
+	return make_entry(req, t->dfid, name, NULL, type | (t->mode & 07777),
+			  makedev(t->major, t->minor), t->gid, &req->out.rmknod.qid, V9P_RMKNOD);
 }
 
 int srv_op_mkdir(struct srv_req *req)
 {
 	struct v9p_tmkdir *t = &req->in.tmkdir;
 	char name[NAME_MAX + 1];
-	struct srv_fid *d;
 	int err;
 
 	err = srv_check_name(&t->name, name);
 	if (err < 0)
 		return err;
-	err = get_dir_fid(req, t->dfid, &d);
-	if (err < 0)
-		return err;
-	if (mkdirat(d->pfd, name, t->mode & 07777) < 0) {
-		err = -errno;
-		goto out;
-	}
-	set_new_gid(d->pfd, name, t->gid);
-	err = qid_at(d->pfd, name, &req->out.rmkdir.qid);
-	if (err == 0)
-		err = srv_reply_fcall(req, V9P_RMKDIR);
-out:
-	srv_fid_put(d);
-	return err;
+	return make_entry(req, t->dfid, name, NULL, S_IFDIR | (t->mode & 07777), 0,
+			  t->gid, &req->out.rmkdir.qid, V9P_RMKDIR);
 }
 
 int srv_op_rename(struct srv_req *req)
