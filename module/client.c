@@ -852,9 +852,17 @@ static int rx_step(struct v9fs_client *c, bool block)
 					    "receive error");
 				return n;
 			}
+			/*
+			 * Only "nothing there" ends a step: after a short
+			 * read, the end of the stream or an error may still
+			 * wait behind the data, and its readiness has been
+			 * signalled already.
+			 */
+			if (!n)
+				return 0;
 			c->rx_got += n;
 			if (c->rx_got < want)
-				return 0;
+				continue;
 		}
 		if (!hdr) {
 			n = rx_complete(c);
