@@ -5,8 +5,9 @@
  *	v9bench seqwrite FILE MIB	write MIB MiB in 1 MiB writes, fsync, close
  *	v9bench seqread FILE		read FILE to the end in 1 MiB reads
  *	v9bench randread FILE COUNT	COUNT preads of 4 KiB at random aligned offsets
- *	v9bench smallfiles DIR COUNT	COUNT x (create, write 4 KiB, close, stat,
- *					open, read, close, unlink)
+ *	v9bench smallfiles DIR COUNT	in DIR as the working directory, COUNT x
+ *					(create, write 4 KiB, close, stat, open,
+ *					read, close, unlink)
  *	v9bench mkfiles DIR COUNT	COUNT empty files (set-up, not a measure)
  *	v9bench time CMD [ARG...]	run CMD, its stdout to /dev/null
  *
@@ -156,9 +157,12 @@ static int smallfiles(const char *dir, long count)
 	int fd;
 
 	memset(buf, 'x', 4096);
+	/* Names relative to DIR, so the cost per file does not depend on its depth. */
+	if (chdir(dir) < 0)
+		die("chdir", dir);
 	t0 = now();
 	for (i = 0; i < count; i++) {
-		snprintf(path, sizeof(path), "%s/small-%06ld", dir, i);
+		snprintf(path, sizeof(path), "small-%06ld", i);
 		fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 		if (fd < 0)
 			die("create", path);
@@ -168,7 +172,7 @@ static int smallfiles(const char *dir, long count)
 			die("close", path);
 	}
 	for (i = 0; i < count; i++) {
-		snprintf(path, sizeof(path), "%s/small-%06ld", dir, i);
+		snprintf(path, sizeof(path), "small-%06ld", i);
 		if (stat(path, &st) < 0)
 			die("stat", path);
 		if (st.st_size != 4096) {
@@ -178,7 +182,7 @@ static int smallfiles(const char *dir, long count)
 		}
 	}
 	for (i = 0; i < count; i++) {
-		snprintf(path, sizeof(path), "%s/small-%06ld", dir, i);
+		snprintf(path, sizeof(path), "small-%06ld", i);
 		fd = open(path, O_RDONLY);
 		if (fd < 0)
 			die("open", path);
@@ -187,7 +191,7 @@ static int smallfiles(const char *dir, long count)
 		close(fd);
 	}
 	for (i = 0; i < count; i++) {
-		snprintf(path, sizeof(path), "%s/small-%06ld", dir, i);
+		snprintf(path, sizeof(path), "small-%06ld", i);
 		if (unlink(path) < 0)
 			die("unlink", path);
 	}
