@@ -73,9 +73,13 @@ static int create_special(uint32_t dfid, const char *name, uint32_t perm, const 
 	return err;
 }
 
-/* Read a whole directory as stat records in count-byte reads. */
+/*
+ * Read a whole directory as stat records in count-byte reads; count the
+ * entries, and those named want. If ext is not NULL, the extension of the
+ * first entry named want is copied into it.
+ */
 static int read_dir(uint32_t fid, uint32_t count, int *entries, int *found_name,
-		    const char *want)
+		    const char *want, char *ext, size_t len)
 {
 	uint64_t off = 0;
 	uint8_t buf[65536];
@@ -99,8 +103,11 @@ static int read_dir(uint32_t fid, uint32_t count, int *entries, int *found_name,
 				return -EPROTO;
 			pos += (uint32_t)k;
 			(*entries)++;
-			if (want && v9p_str_eq(&st.name, want))
-				(*found_name)++;
+			if (!want || !v9p_str_eq(&st.name, want))
+				continue;
+			if (ext && !*found_name)
+				snprintf(ext, len, "%.*s", st.extension.len, st.extension.s);
+			(*found_name)++;
 		}
 		off += (uint64_t)n;
 	}
@@ -112,30 +119,12 @@ static int read_dir(uint32_t fid, uint32_t count, int *entries, int *found_name,
  */
 static int dir_entry_ext(uint32_t fid, const char *name, char *ext, size_t len)
 {
-	uint64_t off = 0;
-	uint8_t buf[8192];
-	int n;
+	int entries, found;
+	int err = read_dir(fid, 8192, &entries, &found, name, ext, len);
 
-	for (;;) {
-		uint32_t pos = 0;
-
-		n = tc_read(&c, fid, off, buf, sizeof(buf));
-		if (n <= 0)
-			return n < 0 ? n : -ENOENT;
-		while (pos < (uint32_t)n) {
-			struct v9p_stat st;
-			int k = v9p_stat_unpack(buf + pos, (uint32_t)n - pos, c.d, &st);
-
-			if (k < 0)
-				return -EPROTO;
-			pos += (uint32_t)k;
-			if (v9p_str_eq(&st.name, name)) {
-				snprintf(ext, len, "%.*s", st.extension.len, st.extension.s);
-				return 0;
-			}
-		}
-		off += (uint64_t)n;
-	}
+	if (err)
+		return err;
+	return found ? 0 : -ENOENT;
 }
 
 /* Tstat's extension as a C string ("" on error). */
@@ -281,7 +270,7 @@ static void run(const char *version)
 	}
 	tc_walk(&c, 0, 3, "d");
 	tc_open(&c, 3, V9P_OREAD);
-	err = read_dir(3, 300, &entries, &found, "entry-with-a-longish-name-29");
+	err = read_dir(3, 300, &entries, &found, "entry-with-a-longish-name-29", NULL, 0);
 	tap_ok(err == 0 && entries == 30 && found == 1,
 	       "%s: directory read in 300-byte reads returns 30 whole stat records (%d, %d)",
 	       version, err, entries);
