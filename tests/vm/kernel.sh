@@ -3,6 +3,7 @@
 # into $V9FS_CACHE/kernels/SERIES without installing anything into the host's /boot,
 # then print shell assignments: ABI, KDIR (headers tree for M= builds), VMLINUZ, MODROOT.
 # The ABI name is resolved from the metapackage at fetch time; a cached kernel is reused.
+# 6.12-debug is Debian's 6.12 source built with the kernel's own checks (debug-kernel.sh).
 set -euo pipefail
 
 series=${1:?usage: kernel.sh 6.1|6.12}
@@ -12,7 +13,8 @@ dir=$cache/kernels/$series
 case $series in
 6.1) meta=linux-image-amd64 ;;
 6.12) meta=linux-image-6.12-amd64 ;;
-*) echo "kernel.sh: unknown kernel series '$series' (want 6.1 or 6.12)" >&2; exit 2 ;;
+6.12-debug) exec "$(dirname "$0")/debug-kernel.sh" ;;
+*) echo "kernel.sh: unknown kernel series '$series' (want 6.1, 6.12 or 6.12-debug)" >&2; exit 2 ;;
 esac
 
 if [ -f "$dir/env" ]; then
