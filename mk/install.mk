@@ -18,8 +18,8 @@ MANDIR ?= $(PREFIX)/share/man
 # /usr's configuration lives in /etc, anything else's beside it
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 SYSTEMD_PC_UNITDIR := $(shell pkg-config --variable=systemdsystemunitdir systemd 2> /dev/null)
-SYSTEMDUNITDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(SYSTEMD_PC_UNITDIR),/lib/systemd/system),\
-	$(PREFIX)/lib/systemd/system)
+SYSTEMD_USR_UNITDIR := $(or $(SYSTEMD_PC_UNITDIR),/lib/systemd/system)
+SYSTEMDUNITDIR ?= $(if $(filter /usr,$(PREFIX)),$(SYSTEMD_USR_UNITDIR),$(PREFIX)/lib/systemd/system)
 # DKMS looks for sources only here, whatever the prefix
 DKMS_SRCDIR ?= /usr/src/9p2000-$(V9FS_VERSION)
 

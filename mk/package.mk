@@ -5,12 +5,14 @@
 # make dkms-check  dkms build in a scratch DKMS tree for every kernel in KERNELS,
 #                  compared with `make module` (builds only; nothing is installed)
 # make man         regenerate docs/9p2000.5 from docs/mount-options.md
-# make pkg-test    the quick packaging tests (TAP): man pages, versions, make install
+# make pkg-test    the quick packaging tests (TAP): man pages, versions, make install,
+#                  the installed unit's v9fsd serving without systemd
+# make deb-check   make deb, then the v9fsd package's unit run from the extracted .deb
 
 # The module's version comes from VERSION (module/Kbuild reads it).
 $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko): VERSION
 
-.PHONY: deb dkms-check man pkg-test
+.PHONY: deb deb-check dkms-check man pkg-test
 deb:
 	@dist/build-deb.sh
 
@@ -23,5 +25,14 @@ docs/9p2000.5: docs/mount-options.md dist/mount-options-man.py VERSION
 	dist/mount-options-man.py docs/mount-options.md $(V9FS_VERSION) > $@.tmp
 	mv $@.tmp $@
 
-pkg-test:
-	@tests/pkg/pkg-test.sh
+# A raw 9P client for the unit runs (tests/pkg/unit-run.sh).
+$(BUILD)/pkg/serve-probe: tests/pkg/serve_probe.c tests/unit/server_client.c \
+		tests/unit/server_client.h tests/unit/tap.h $(PROTO_SRCS) $(PROTO_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itests/unit -pthread -o $@ $< tests/unit/server_client.c $(PROTO_SRCS)
+
+pkg-test: $(BUILD)/pkg/serve-probe $(INSTALL_BIN)
+	@tests/run-tap.sh pkg tests/pkg/pkg-test.sh
+
+deb-check: deb $(BUILD)/pkg/serve-probe
+	@tests/run-tap.sh deb tests/pkg/deb-check.sh
