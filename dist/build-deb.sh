@@ -11,7 +11,7 @@ ver=$(cat VERSION)
 out=$top/build/deb
 src=$out/v9fs-$ver
 
-need="dpkg-dev debhelper dh-dkms lintian fakeroot"
+need="build-essential dpkg-dev debhelper dh-dkms lintian fakeroot"
 missing=
 for p in $need; do
 	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'ok installed' ||

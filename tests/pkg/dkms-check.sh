@@ -78,6 +78,12 @@ same_bytes() { # same_bytes A B: the whole files, build-id note removed; else sa
 	return 1
 }
 
+if ! command -v dkms > /dev/null; then
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	echo "# dkms-check: installing dkms"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends dkms > /dev/null
+fi
 rm -rf "$scratch"
 mkdir -p "$scratch/plain" "$scratch/mapped" "$scratch/lib-modules"
 before=$(ls -A /var/lib/dkms 2> /dev/null | sort)
