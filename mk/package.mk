@@ -8,11 +8,12 @@
 # make pkg-test    the quick packaging tests (TAP): man pages, versions, make install,
 #                  the installed unit's v9fsd serving without systemd
 # make deb-check   make deb, then the v9fsd package's unit run from the extracted .deb
+# make syscall-check  the unit's SystemCallFilter= against what v9fsd calls (strace)
 
 # The module's version comes from VERSION (module/Kbuild reads it).
 $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko): VERSION
 
-.PHONY: deb deb-check dkms-check man pkg-test
+.PHONY: deb deb-check dkms-check man pkg-test syscall-check
 deb:
 	@dist/build-deb.sh
 
@@ -36,3 +37,6 @@ pkg-test: $(BUILD)/pkg/serve-probe $(INSTALL_BIN)
 
 deb-check: deb $(BUILD)/pkg/serve-probe
 	@tests/run-tap.sh deb tests/pkg/deb-check.sh
+
+syscall-check:
+	@tests/run-tap.sh syscalls tests/pkg/syscall-check.sh
