@@ -9,11 +9,14 @@
 #                  the installed unit's v9fsd serving without systemd
 # make deb-check   make deb, then the v9fsd package's unit run from the extracted .deb
 # make syscall-check  the unit's SystemCallFilter= against what v9fsd calls (strace)
+# make caps-check  the unit's CapabilityBoundingSet= against the server tests (setpriv)
+# make deb-guest [KERNEL=6.12]  one boot: the packaged v9fsd, started from its unit
+#                  in the guest, mounted with the in-tree client and with 9p2000.ko
 
 # The module's version comes from VERSION (module/Kbuild reads it).
 $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko): VERSION
 
-.PHONY: deb deb-check dkms-check man pkg-test syscall-check
+.PHONY: deb deb-check deb-guest dkms-check man pkg-test syscall-check caps-check
 deb:
 	@dist/build-deb.sh
 
@@ -40,3 +43,14 @@ deb-check: deb $(BUILD)/pkg/serve-probe
 
 syscall-check:
 	@tests/run-tap.sh syscalls tests/pkg/syscall-check.sh
+
+caps-check:
+	@tests/run-tap.sh caps tests/pkg/caps-check.sh
+
+deb-guest: deb
+	@rm -rf $(BUILD)/deb/root && mkdir -p $(BUILD)/deb/root $(BUILD)/pkg
+	@dpkg-deb -x $(BUILD)/deb/v9fsd_$(V9FS_VERSION)_$(shell dpkg --print-architecture).deb \
+		$(BUILD)/deb/root
+	@tests/pkg/guest-script.sh $(BUILD)/deb/root > $(BUILD)/pkg/guest-unit.sh
+	@$(MAKE) --no-print-directory run KERNEL=$(KERNEL) SCRIPT=$(BUILD)/pkg/guest-unit.sh \
+		HOSTPROGS=$(abspath $(BUILD)/deb/root/usr/sbin/v9fsd)
