@@ -6,9 +6,11 @@
 # it from the unit's own lines as systemd would (EnvironmentFile=, ExecStart=
 # with $VAR split into words, StateDirectory=, UMask=), and mounts its
 # default export with the guest kernel's in-tree client (-t 9p) and with
-# 9p2000.ko (-t 9P). Used by make deb-guest. The guest prints TAP. The one
-# change to the package's files: the config's port 564, which the harness's
-# own v9fsd holds in the guest, becomes 5640.
+# 9p2000.ko (-t 9P); then, as README.md says, points the config at a
+# directory to share, restarts it and writes there through both clients.
+# Used by make deb-guest. The guest prints TAP. The one change to the
+# package's files: the config's port 564, which the harness's own v9fsd
+# holds in the guest, becomes 5640.
 set -euo pipefail
 root=${1:?usage: guest-script.sh ROOT}
 unit=$(find "$root" -path '*/systemd/system/v9fsd.service' | head -n 1)
@@ -48,58 +50,87 @@ umask_v=$(key UMask)
 echo "# ExecStart=$exec_start"
 [ -n "$state" ] && mkdir -p "/var/lib/$state"
 text="served by the packaged v9fsd"
-export_dir=/var/lib/$state
-printf '%s' "$text" > "$export_dir/probe.txt"
-chmod 644 "$export_dir/probe.txt"
+printf '%s' "$text" > "/var/lib/$state/probe.txt"
+chmod 644 "/var/lib/$state/probe.txt"
 
-(
-	[ -n "$umask_v" ] && umask "$umask_v"
-	set -a
-	[ -f "$envfile" ] && . "$envfile"
-	set +a
-	eval "exec $exec_start"
-) 2> /tmp/v9fsd-unit.log &
-pid=$!
-addr=
-i=0
-while [ $i -lt 50 ]; do
-	addr=$(sed -n 's/^v9fsd: listening on //p' /tmp/v9fsd-unit.log | head -n 1)
-	[ -n "$addr" ] && break
-	kill -0 $pid 2> /dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-check "the packaged v9fsd started from its unit listens (${addr:-nothing})" test -n "$addr"
-sed 's/^/# v9fsd: /' /tmp/v9fsd-unit.log
-port=${addr##*:}
-host=${addr#tcp:}
-host=${host%:*}
+start() { # systemctl start: the unit's lines, as systemd reads them
+	(
+		[ -n "$umask_v" ] && umask "$umask_v"
+		set -a
+		[ -f "$envfile" ] && . "$envfile"
+		set +a
+		eval "exec $exec_start"
+	) 2> /tmp/v9fsd-unit.log &
+	pid=$!
+	addr=
+	i=0
+	while [ $i -lt 50 ]; do
+		addr=$(sed -n 's/^v9fsd: listening on //p' /tmp/v9fsd-unit.log | head -n 1)
+		[ -n "$addr" ] && break
+		kill -0 $pid 2> /dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "$1: v9fsd started from the unit listens (${addr:-nothing})" test -n "$addr"
+	sed 's/^/# v9fsd: /' /tmp/v9fsd-unit.log
+	port=${addr##*:}
+	host=${addr#tcp:}
+	host=${host%:*}
+}
 
-for fs in 9p 9P; do
-	m=/mnt/pkg-$fs
-	mkdir -p $m
-	if [ $fs = 9p ]; then
+stop() { # systemctl stop: SIGTERM
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	check "$1: SIGTERM ends it with status 0 ($rc)" test $rc = 0
+}
+
+mount_fs() { # mount_fs FS DIR: our client or the in-tree one at DIR
+	if [ $1 = 9p ]; then
 		opts=trans=tcp,port=$port,version=9p2000.L
 	else
 		opts=port=$port
 	fi
-	if mount -t $fs -o $opts "$host" $m; then
-		ok "-t $fs: mount -o $opts $host"
-		check "-t $fs: reads the export's file" test "$(cat $m/probe.txt)" = "$text"
-		err=$(touch $m/new 2>&1)
-		check "-t $fs: the default read-only export refuses a create (${err#*: })" \
-			sh -c "[ ! -e $m/new ] && echo '$err' | grep -q 'Read-only file system'"
-		echo "# $(grep " $m " /proc/mounts)"
-		umount $m
-	else
-		not_ok "-t $fs: mount -o $opts $host"
+	mkdir -p $2
+	if mount -t $1 -o $opts "$host" $2; then
+		ok "-t $1: mount -o $opts $host"
+		echo "# $(grep " $2 " /proc/mounts)"
+		return 0
 	fi
-done
+	not_ok "-t $1: mount -o $opts $host"
+	return 1
+}
 
-kill -TERM $pid
-wait $pid
-rc=$?
-check "SIGTERM ends it with status 0 ($rc)" test $rc = 0
+# 1. As installed: the default config's read-only export.
+start "default config"
+for fs in 9p 9P; do
+	m=/mnt/pkg-$fs
+	mount_fs $fs $m || continue
+	check "-t $fs: reads the export's file" test "$(cat $m/probe.txt)" = "$text"
+	err=$(touch $m/new 2>&1)
+	check "-t $fs: the default read-only export refuses a create (${err#*: })" \
+		sh -c "[ ! -e $m/new ] && echo '$err' | grep -q 'Read-only file system'"
+	umount $m
+done
+stop "default config"
+
+# 2. As the README says: name a directory to share, restart, use it.
+mkdir -p /home/share
+sed -i 's|^V9FSD_OPTS=.*|V9FSD_OPTS="-e /home/share -l tcp:127.0.0.1:5641"|' /etc/default/v9fsd
+echo "# $(grep '^V9FSD_OPTS=' /etc/default/v9fsd)"
+start "a shared directory"
+for fs in 9p 9P; do
+	m=/mnt/share-$fs
+	mount_fs $fs $m || continue
+	mkdir -p $m/from-$fs && echo "written through -t $fs" > $m/from-$fs/file
+	check "-t $fs: a directory and a file made in the guest are in the share" \
+		test "$(cat /home/share/from-$fs/file 2> /dev/null)" = "written through -t $fs"
+	(umask 002 && echo shared > $m/from-$fs/group-writable)
+	check "-t $fs: a file made with umask 002 is 664 in the share, not the server's umask ($(stat -c %a /home/share/from-$fs/group-writable))" \
+		test "$(stat -c %a /home/share/from-$fs/group-writable)" = 664
+	umount $m
+done
+stop "a shared directory"
 echo "1..$n"
 [ $failed -eq 0 ]
 EOT
