@@ -44,3 +44,4 @@ module_exit(v9fs_exit);
 MODULE_DESCRIPTION("9P2000 and 9P2000.u file system client (type 9P)");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_FS("9P");
+MODULE_VERSION(V9FS_VERSION);

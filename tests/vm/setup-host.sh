@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${V9FS_CACHE:-$HOME/.cache/v9fs}
 
 pkgs="gcc make libc6-dev qemu-system-x86 busybox-static diod sparse dwarves clang
-libclang-rt-14-dev cpio kmod xz-utils gzip python3 ca-certificates"
+libclang-rt-14-dev cpio kmod xz-utils gzip python3 ca-certificates groff-base man-db systemd"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'ok installed' ||
