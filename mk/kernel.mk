@@ -1,5 +1,5 @@
 # Kernel module: one 9p2000.ko per kernel series, and its lint.
-MODULE_INPUTS := $(wildcard module/*.c module/*.h) module/Kbuild $(PROTO_SRCS) $(PROTO_HDRS)
+MODULE_INPUTS := $(wildcard module/*.c module/*.h) module/Kbuild VERSION $(PROTO_SRCS) $(PROTO_HDRS)
 
 module: $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko)
 

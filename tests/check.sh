@@ -1,7 +1,7 @@
 #!/bin/bash
 # check.sh: what `make check` runs after building: every test, in sections, each
 # printing TAP; the last line is "N passed, N failed" over all of them.
-#   host unit tests, a short fuzzing pass, the kernel style gate, the harness
+#   host unit tests, the packaging checks, a short fuzzing pass, the kernel style gate, the harness
 #   self-test, and one guest boot per kernel running every guest suite.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +24,7 @@ section() { # section NAME CMD...: run one section, keep and show its TAP
 }
 
 section unit make --no-print-directory unit
+section pkg make --no-print-directory pkg-test
 if [ -x tests/fuzz/run.sh ]; then
 	section fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-4}"
 fi
