@@ -3,7 +3,7 @@
 # $V9FS_CACHE/kernels/6.12-debug; then every guest suite on it, both clients side
 # by side, and a kmemleak scan after the last umount and after rmmod (99-kmemleak).
 #   make debug-kernel                  build (or reuse) the debug kernel
-#   make debug-check [SUITES=a,b]      boot it and run the suites
+#   make debug-check [SUITES=a,b]      boot it and run the client suites
 DEBUG_SERIES := 6.12-debug
 
 .PHONY: debug-kernel debug-check
