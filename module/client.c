@@ -594,17 +594,33 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	req_put(req);
 }
 
+/*
+ * Errnos from 512 up are the kernel's own (ERESTART*, EIOCBQUEUED, ...):
+ * the VFS and AIO act on them (a read returning -EIOCBQUEUED is a BUG in
+ * new_sync_read(), an iocb that is never completed under AIO), and user
+ * space must never see them. Only an errcode below this passes as such.
+ */
+#define V9FS_USER_ERRNO_MAX	511
+
+static bool user_errno(long e)
+{
+	return e > 0 && e <= V9FS_USER_ERRNO_MAX;
+}
+
+/*
+ * The errno of an Rerror: its .u errcode if a user may see that one, else
+ * what the error string names, else EIO.
+ */
 static int rerror_errno(struct v9fs_client *c, struct v9fs_req *req)
 {
 	const struct v9p_rerror *re = &req->rc.rerror;
 	int e = 0;
 
-	if (c->dialect == V9P_9P2000U && re->errcode > 0 &&
-	    re->errcode < MAX_ERRNO)
+	if (c->dialect == V9P_9P2000U && user_errno(re->errcode))
 		e = re->errcode;
 	if (!e)
 		e = v9p_errstr_to_errno(re->ename.s, re->ename.len);
-	if (e <= 0 || e >= MAX_ERRNO)
+	if (!user_errno(e))
 		e = EIO;
 	clnt_dbg(c, V9FS_DEBUG_ERROR, "%s (tag %u): error '%.*s' -> %d\n",
 		 v9p_type_name(req->ttype), req->tag, re->ename.len,
