@@ -377,6 +377,7 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
 /*
  * The connection is dead: every request in the table fails with -EIO and
  * every later one too. Callable from any task context, more than once.
+ * @why is for the log; NULL when the caller has said why already.
  */
 static void client_fail(struct v9fs_client *c, int err, const char *why)
 {
@@ -401,8 +402,9 @@ static void client_fail(struct v9fs_client *c, int err, const char *why)
 	}
 	spin_unlock(&c->lock);
 
-	pr_err("connection to %s is dead: %s (%d); failing %d pending request%s\n",
-	       c->peer, why, err, n, n == 1 ? "" : "s");
+	if (why)
+		pr_err("connection to %s is dead: %s (%d); failing %d pending request%s\n",
+		       c->peer, why, err, n, n == 1 ? "" : "s");
 	req_retired(c, &list);
 	if (partial)
 		req_put(partial);
@@ -653,6 +655,15 @@ static int req_wait(struct v9fs_client *c, struct v9fs_req *req,
 	if (ret == -ERESTARTSYS) {
 		if (req_finished(req))
 			goto finished;
+		if (req->ttype == V9P_TVERSION) {
+			/*
+			 * Tversion cannot be flushed (version(5)), and no
+			 * session exists yet: give up the connection, which
+			 * retires the request with everything else.
+			 */
+			client_fail(c, -EINTR, NULL);
+			return -EINTR;
+		}
 		req_abandon(c, req, fid);
 		*abandoned = true;
 		return -EINTR;
@@ -1279,16 +1290,11 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 		 c->trans.ops->name);
 	return c;
 fail:
-	/* Quietly: the reason is logged already. */
-	spin_lock(&c->lock);
-	WRITE_ONCE(c->dead, true);
-	spin_unlock(&c->lock);
-	c->trans.ops->abort(&c->trans);
-	if (c->rx_task)
-		send_sig(SIGKILL, c->rx_task, 1);
-	if (c->tx_task)
-		send_sig(SIGKILL, c->tx_task, 1);
-	wake_up_all(&c->tx_wq);
+	/*
+	 * Quietly: the reason is logged already. Whatever is still in the
+	 * table (a Tversion given up) is retired with the connection.
+	 */
+	client_fail(c, err, NULL);
 	client_shutdown(c);
 	client_free(c);
 	return ERR_PTR(err);
