@@ -42,8 +42,13 @@
 
 /* Read/write requests kept in flight at once for one large read or write. */
 #define V9FS_IO_WINDOW		4
-/* Reply buffer allocated up front for replies that are not Rread. */
+/*
+ * Reply buffers allocated up front for replies that are not Rread: enough
+ * for any Rwalk (16 qids), and for an Rstat whose strings are not long. A
+ * longer reply is received into a buffer of its own size (up to msize).
+ */
 #define V9FS_SMALL_RBUF		256
+#define V9FS_STAT_RBUF		512
 /* How long umount waits for outstanding clunks when timeout=0. */
 #define V9FS_DRAIN_SECS		10
 /* msize-sized buffers kept per connection for bulk messages. */
@@ -1265,6 +1270,12 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 		client_free(c);
 		return ERR_PTR(err);
 	}
+	if (c->msize > c->trans.ops->max_msize) {
+		pr_notice("msize %u is above the %s transport's limit of %u: using %u\n",
+			  c->msize, c->trans.ops->name,
+			  c->trans.ops->max_msize, c->trans.ops->max_msize);
+		c->msize = c->trans.ops->max_msize;
+	}
 	/*
 	 * The task references let client_fail() signal a thread that
 	 * client_shutdown() already stopped.
@@ -1798,7 +1809,8 @@ struct v9p_stat *v9fs_stat(struct v9fs_fid *fid)
 	char *p;
 
 	f.tstat.fid = fid->fid;
-	req = rpc(fid->clnt, &f, fid->clnt->msize, NULL);
+	/* Room for short names; the receiver grows it for a longer reply. */
+	req = rpc(fid->clnt, &f, V9FS_STAT_RBUF, NULL);
 	if (IS_ERR(req))
 		return ERR_CAST(req);
 	src = &req->rc.rstat.stat;

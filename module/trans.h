@@ -17,6 +17,12 @@ struct v9fs_trans;
 
 struct v9fs_trans_ops {
 	const char *name;
+	/*
+	 * Largest msize the client asks for over this transport: each
+	 * request in flight may hold a buffer this big, so it bounds the
+	 * memory one mount can pin.
+	 */
+	u32 max_msize;
 	/* Called in the mounting task (its fds, its network namespace). */
 	int (*connect)(struct v9fs_trans *t, const struct v9fs_client_opts *o);
 	/* Write all @len bytes or fail with a negative errno. */
@@ -52,6 +58,9 @@ struct v9fs_trans {
 extern const struct v9fs_trans_ops v9fs_trans_tcp;
 extern const struct v9fs_trans_ops v9fs_trans_unix;
 extern const struct v9fs_trans_ops v9fs_trans_fd;
+
+/* max_msize of the byte-stream transports (sockets, pipes): 1 MiB. */
+#define V9FS_STREAM_MAX_MSIZE	(1024 * 1024)
 
 /* Pick the ops for o->trans and connect; 0 or a negative errno. */
 int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o);

@@ -150,6 +150,7 @@ static void fd_close(struct v9fs_trans *t)
 
 const struct v9fs_trans_ops v9fs_trans_fd = {
 	.name = "fd",
+	.max_msize = V9FS_STREAM_MAX_MSIZE,
 	.connect = fd_connect,
 	.send = fd_send,
 	.recv = fd_recv,

@@ -246,6 +246,7 @@ static void sock_close(struct v9fs_trans *t)
 
 const struct v9fs_trans_ops v9fs_trans_tcp = {
 	.name = "tcp",
+	.max_msize = V9FS_STREAM_MAX_MSIZE,
 	.connect = v9fs_tcp_connect,
 	.send = sock_send,
 	.send_nb = sock_send_nb,
@@ -257,6 +258,7 @@ const struct v9fs_trans_ops v9fs_trans_tcp = {
 
 const struct v9fs_trans_ops v9fs_trans_unix = {
 	.name = "unix",
+	.max_msize = V9FS_STREAM_MAX_MSIZE,
 	.connect = v9fs_unix_connect,
 	.send = sock_send,
 	.send_nb = sock_send_nb,
