@@ -1652,18 +1652,26 @@ static int io_wait(struct v9fs_client *c, struct v9fs_req *req)
 	return err;
 }
 
-/* Let requests issued past a short or failed one finish, unused. */
-static void io_discard(struct v9fs_client *c, struct io_slot *slots,
+/*
+ * Let requests issued past a short or failed one finish, unused. True if
+ * one of them was a Twrite that landed all the same.
+ */
+static bool io_discard(struct v9fs_client *c, struct io_slot *slots,
 		       unsigned int head, unsigned int n)
 {
+	bool landed = false;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		struct v9fs_req *req = slots[(head + i) % V9FS_IO_WINDOW].req;
 
-		if (!io_wait(c, req))
-			req_put(req);
+		if (io_wait(c, req))
+			continue;
+		if (req->rc.type == V9P_RWRITE && req->rc.rwrite.count)
+			landed = true;
+		req_put(req);
 	}
+	return landed;
 }
 
 /* Queue a Twrite of the next @count bytes of @from at @off. */
@@ -1707,15 +1715,27 @@ fail:
 }
 
 /*
- * Read into or write from @it at @off: chunks of io_chunk() bytes, several
- * in flight. A read starts with one chunk and widens the window once that
- * came back full, so a file that ends within the first chunk costs exactly
- * one Tread. A short reply ends the call with a short count; for a write,
- * chunks already sent behind it may have landed too, as with any partial
- * write.
+ * Read into or write from @it at @off: chunks of io_chunk() bytes.
+ *
+ * The rule for having several chunks in flight: a chunk goes out ahead of
+ * the replies to earlier ones only if it ends at or below @ahead_end, the
+ * file's length as the server last reported it. Where the server says it
+ * holds data it honours offsets, so replies in any order put the bytes in
+ * the same places as one chunk at a time would. A stream, FIFO or device
+ * file (which a server may serve ignoring offsets, and a threaded one may
+ * answer out of order) reports length 0, so it, and any range past the
+ * known end, is read or written one chunk at a time; so are directories
+ * and append-only files, whatever their length. A read starts with one
+ * chunk and widens the window once that came back full, so a file that
+ * ends within the first chunk costs exactly one Tread.
+ *
+ * A chunk that fails or comes back short ends the call with the count so
+ * far (or its error, if none). If a write chunk sent ahead of it landed
+ * all the same, no count tells user space what the file now holds: the
+ * call fails with -EIO instead.
  */
 static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
-		      bool rd)
+		      bool rd, u64 ahead_end)
 {
 	struct v9fs_client *c = fid->clnt;
 	struct io_slot slots[V9FS_IO_WINDOW];
@@ -1734,6 +1754,9 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 
 		while (left && inflight < window) {
 			u32 n = min_t(size_t, left, chunk);
+
+			if (inflight && next + n > ahead_end)
+				break;	/* not ahead of a reply past the end */
 
 			req = rd ? read_start(fid, next, n) :
 				   write_start(fid, next, n, it);
@@ -1777,18 +1800,24 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 			break;
 		window = io_window(fid);
 	}
-	io_discard(c, slots, head, inflight);
+	if (io_discard(c, slots, head, inflight) && !rd) {
+		pr_warn_ratelimited("write to %s failed at %llu while later chunks landed: -EIO\n",
+				    c->peer, off + total);
+		return -EIO;
+	}
 	return total ? total : err;
 }
 
-ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to)
+ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to,
+		  u64 ahead_end)
 {
-	return io_run(fid, off, to, true);
+	return io_run(fid, off, to, true, ahead_end);
 }
 
-ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from)
+ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from,
+		   u64 ahead_end)
 {
-	return io_run(fid, off, from, false);
+	return io_run(fid, off, from, false, ahead_end);
 }
 
 static char *stat_copy_str(struct v9p_str *v, char *p)

@@ -80,7 +80,7 @@ static int v9fs_dir_fill(struct v9fs_session *s, struct v9fs_open_file *of,
 	iov_iter_kvec(&to, ITER_DEST, &kv, 1, size);
 	of->doff = of->dnext;
 	of->dlen = 0;
-	n = v9fs_read(of->fid, of->dnext, &to);
+	n = v9fs_read(of->fid, of->dnext, &to, 0);
 	if (n < 0)
 		return n;
 	of->dlen = n;

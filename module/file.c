@@ -100,7 +100,8 @@ static ssize_t v9fs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	if (!iov_iter_count(to))
 		return 0;
-	n = v9fs_read(fid, iocb->ki_pos, to);
+	n = v9fs_read(fid, iocb->ki_pos, to,
+		      i_size_read(file_inode(iocb->ki_filp)));
 	if (n > 0)
 		iocb->ki_pos += n;
 	return n;
@@ -133,7 +134,7 @@ static ssize_t v9fs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		goto out;
 
 	pos = iocb->ki_pos;
-	ret = v9fs_write(fid, pos, from);
+	ret = v9fs_write(fid, pos, from, i_size_read(inode));
 	if (ret > 0) {
 		iocb->ki_pos = pos + ret;
 		if (iocb->ki_pos > i_size_read(inode))
@@ -190,7 +191,8 @@ static int v9fs_read_folio(struct file *file, struct folio *folio)
 	if (!file || !file->private_data)
 		goto out;
 	iov_iter_bvec(&to, ITER_DEST, &bv, 1, len);
-	n = v9fs_read(v9fs_file_fid(file), folio_pos(folio), &to);
+	n = v9fs_read(v9fs_file_fid(file), folio_pos(folio), &to,
+		      i_size_read(folio->mapping->host));
 	if (n < 0) {
 		err = n;
 		goto out;
