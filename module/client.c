@@ -1717,15 +1717,15 @@ fail:
 /*
  * Read into or write from @it at @off: chunks of io_chunk() bytes.
  *
- * The rule for having several chunks in flight: a chunk goes out ahead of
- * the replies to earlier ones only if it ends at or below @ahead_end, the
- * file's length as the server last reported it. Where the server says it
- * holds data it honours offsets, so replies in any order put the bytes in
- * the same places as one chunk at a time would. A stream, FIFO or device
- * file (which a server may serve ignoring offsets, and a threaded one may
- * answer out of order) reports length 0, so it, and any range past the
- * known end, is read or written one chunk at a time; so are directories
- * and append-only files, whatever their length. A read starts with one
+ * The rule for having several chunks in flight: chunks go out ahead of the
+ * replies to earlier ones only on a file whose length, as the server last
+ * reported it (@known_len), is not 0. A server that gives a file a length
+ * serves it by offset, so replies in any order put the bytes where one
+ * chunk at a time would. A stream, FIFO or device file (which a server may
+ * serve ignoring offsets, and a threaded one may answer out of order)
+ * reports length 0: it is read and written one chunk at a time, in order,
+ * and so is a file that is still empty (a new one, for its first write),
+ * and so are directories and append-only files. A read starts with one
  * chunk and widens the window once that came back full, so a file that
  * ends within the first chunk costs exactly one Tread.
  *
@@ -1735,12 +1735,13 @@ fail:
  * call fails with -EIO instead.
  */
 static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
-		      bool rd, u64 ahead_end)
+		      bool rd, u64 known_len)
 {
 	struct v9fs_client *c = fid->clnt;
 	struct io_slot slots[V9FS_IO_WINDOW];
 	unsigned int head = 0, inflight = 0;
-	unsigned int window = rd ? 1 : io_window(fid);
+	unsigned int wide = known_len ? io_window(fid) : 1;
+	unsigned int window = rd ? 1 : wide;
 	size_t left = iov_iter_count(it), total = 0;
 	u32 chunk = io_chunk(fid);
 	u64 next = off;
@@ -1754,9 +1755,6 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 
 		while (left && inflight < window) {
 			u32 n = min_t(size_t, left, chunk);
-
-			if (inflight && next + n > ahead_end)
-				break;	/* not ahead of a reply past the end */
 
 			req = rd ? read_start(fid, next, n) :
 				   write_start(fid, next, n, it);
@@ -1798,7 +1796,7 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 		total += got;
 		if (got < want)
 			break;
-		window = io_window(fid);
+		window = wide;
 	}
 	if (io_discard(c, slots, head, inflight) && !rd) {
 		pr_warn_ratelimited("write to %s failed at %llu while later chunks landed: -EIO\n",
@@ -1809,15 +1807,15 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 }
 
 ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to,
-		  u64 ahead_end)
+		  u64 known_len)
 {
-	return io_run(fid, off, to, true, ahead_end);
+	return io_run(fid, off, to, true, known_len);
 }
 
 ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from,
-		   u64 ahead_end)
+		   u64 known_len)
 {
-	return io_run(fid, off, from, false, ahead_end);
+	return io_run(fid, off, from, false, known_len);
 }
 
 static char *stat_copy_str(struct v9p_str *v, char *p)

@@ -115,16 +115,16 @@ int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
 		const char *extension);
 /*
  * Split by min(iounit, msize - 24). Up to four chunks are in flight, but
- * a chunk is sent ahead of earlier replies only if it ends at or below
- * @ahead_end (the file's length as last reported; 0 for one at a time),
- * and never on directories or append-only files; see io_run(). A short
- * reply ends the call with a short count; a write that failed in the
- * middle while a later chunk landed fails with -EIO.
+ * only on a file whose last reported length @known_len is not 0 (streams,
+ * FIFOs and devices report 0 and go one chunk at a time), and never on
+ * directories or append-only files; see io_run(). A short reply ends the
+ * call with a short count; a write that failed in the middle while a
+ * later chunk landed fails with -EIO.
  */
 ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to,
-		  u64 ahead_end);
+		  u64 known_len);
 ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from,
-		   u64 ahead_end);
+		   u64 known_len);
 /* One kmalloc'd block: the stat with its strings after it. kfree() it. */
 struct v9p_stat *v9fs_stat(struct v9fs_fid *fid);
 int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st);
