@@ -133,6 +133,8 @@ struct v9fs_client {
 	u32 tx_off;			/* bytes of tx_partial already sent */
 	wait_queue_head_t tx_wq;
 	wait_queue_head_t idle_wq;	/* the tag table became empty */
+	wait_queue_head_t tag_wq;	/* tasks waiting for a free tag */
+	atomic_t retired;		/* requests retired so far */
 	struct task_struct *rx_task;
 	struct task_struct *tx_task;
 	/* Receiving: see "receiving" below. */
@@ -245,12 +247,48 @@ static void req_put(struct v9fs_req *req)
 	atomic_dec(&live_reqs);
 }
 
+/* req_new() flags */
+#define REQ_NOTAG	0x1	/* Tversion: the tag is NOTAG */
+#define REQ_WAIT	0x2	/* wait for a free tag if all are in flight */
+
+/*
+ * A free tag for @req in the table. With every tag in flight (65535), wait
+ * for one to be retired rather than fail (a busy connection is no error),
+ * if @wait: a caller that may be the receiver (a clunk from retiring) must
+ * not wait, since only receiving retires. 0, -EBUSY (full, no waiting),
+ * -EINTR on a fatal signal, -EIO if the connection died meanwhile.
+ */
+static int tag_alloc(struct v9fs_client *c, struct v9fs_req *req, u32 *tag,
+		     bool wait)
+{
+	int gen, err;
+
+	for (;;) {
+		/* Read before trying: a retire after this changes it. */
+		gen = atomic_read(&c->retired);
+		err = xa_alloc_cyclic(&c->reqs, tag, req,
+				      XA_LIMIT(0, V9P_NOTAG - 1),
+				      &c->next_tag, GFP_NOFS);
+		if (err != -EBUSY)
+			return err < 0 ? err : 0;
+		if (!wait)
+			return -EBUSY;
+		if (wait_event_killable(c->tag_wq,
+					atomic_read(&c->retired) != gen ||
+					READ_ONCE(c->dead)))
+			return -EINTR;
+		if (READ_ONCE(c->dead))
+			return -EIO;
+	}
+}
+
 /*
  * A new request with a tag, in the table. The caller holds one reference
  * and the table another. @rcap is the reply size expected at most (a bigger
  * reply is still accepted up to msize; the receiver grows the buffer).
  */
-static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap, bool notag)
+static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap,
+				unsigned int flags)
 {
 	struct v9fs_req *req;
 	u32 tag;
@@ -274,21 +312,14 @@ static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap, bool notag)
 		goto fail;
 	}
 	req->rcap = req->rpooled ? c->msize : rcap;
-	if (notag) {
+	if (flags & REQ_NOTAG) {
 		tag = V9P_NOTAG;
 		err = xa_insert(&c->reqs, tag, req, GFP_NOFS);
 	} else {
-		err = xa_alloc_cyclic(&c->reqs, &tag, req,
-				      XA_LIMIT(0, V9P_NOTAG - 1),
-				      &c->next_tag, GFP_NOFS);
-		if (err > 0)
-			err = 0;
+		err = tag_alloc(c, req, &tag, flags & REQ_WAIT);
 	}
-	if (err) {
-		if (err == -EBUSY)
-			err = -EAGAIN;
+	if (err)
 		goto fail;
-	}
 	req->tag = tag;
 	spin_lock(&c->lock);
 	req->in_table = true;
@@ -374,7 +405,11 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
 			req->orphan_fid = NULL;
 		}
 		req_put(req);
+		atomic_inc(&c->retired);
 	}
+	/* The barrier of wq_has_sleeper() orders the count before the test. */
+	if (wq_has_sleeper(&c->tag_wq))
+		wake_up_all(&c->tag_wq);
 	if (xa_empty(&c->reqs))
 		wake_up_all(&c->idle_wq);
 }
@@ -540,7 +575,7 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	spin_unlock(&c->lock);
 
 	if (need_flush) {
-		flush = req_new(c, V9FS_SMALL_RBUF, false);
+		flush = req_new(c, V9FS_SMALL_RBUF, 0);	/* killed: no waiting */
 		if (IS_ERR(flush)) {
 			/*
 			 * Without a Tflush the tag cannot be safely reused;
@@ -706,7 +741,8 @@ static struct v9fs_req *rpc(struct v9fs_client *c, struct v9p_fcall *f,
 		req = ERR_PTR(-EINTR);
 		goto out;
 	}
-	req = req_new(c, rcap, f->type == V9P_TVERSION);
+	req = req_new(c, rcap,
+		      f->type == V9P_TVERSION ? REQ_NOTAG : REQ_WAIT);
 	if (IS_ERR(req))
 		goto out;
 	err = req_pack(c, req, f);
@@ -1241,6 +1277,7 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 	INIT_LIST_HEAD(&c->tx_queue);
 	init_waitqueue_head(&c->tx_wq);
 	init_waitqueue_head(&c->idle_wq);
+	init_waitqueue_head(&c->tag_wq);
 	mutex_init(&c->rx_mutex);
 	init_waitqueue_head(&c->rx_wq);
 	c->trans.ready = rx_readable;
@@ -1624,7 +1661,7 @@ static struct v9fs_req *read_start(struct v9fs_fid *fid, u64 off, u32 count)
 	struct v9fs_req *req;
 	int err;
 
-	req = req_new(c, V9P_RREAD_HDRSZ + count, false);
+	req = req_new(c, V9P_RREAD_HDRSZ + count, REQ_WAIT);
 	if (IS_ERR(req))
 		return req;
 	f.tread.fid = fid->fid;
@@ -1683,7 +1720,7 @@ static struct v9fs_req *write_start(struct v9fs_fid *fid, u64 off, u32 count,
 	struct v9fs_req *req;
 	int hlen, err;
 
-	req = req_new(c, V9FS_SMALL_RBUF, false);
+	req = req_new(c, V9FS_SMALL_RBUF, REQ_WAIT);
 	if (IS_ERR(req))
 		return req;
 	f.tag = req->tag;
