@@ -1433,19 +1433,21 @@ void v9fs_fid_put(struct v9fs_fid *fid)
 	struct v9p_fcall f = { .type = V9P_TCLUNK };
 	struct v9fs_client *c;
 	struct v9fs_req *req;
+	u32 n;
 
 	if (!fid || !refcount_dec_and_test(&fid->ref))
 		return;
 	c = fid->clnt;
 	if (!fid->established || READ_ONCE(c->dead))
 		goto free;
-	req = req_new(c, V9FS_SMALL_RBUF, false);
+	req = req_new(c, V9FS_SMALL_RBUF, 0);	/* may run in the receiver */
 	if (IS_ERR(req))
-		goto free;
-	f.tclunk.fid = fid->fid;
+		goto forget;
+	n = fid->fid;
+	f.tclunk.fid = n;
 	if (req_pack(c, req, &f)) {
 		req_drop(c, req);
-		goto free;
+		goto forget;
 	}
 	spin_lock(&c->lock);
 	if (!req->in_table) {
@@ -1456,15 +1458,25 @@ void v9fs_fid_put(struct v9fs_fid *fid)
 	}
 	req->clunk_fid = fid;
 	spin_unlock(&c->lock);
-	if (req_send(c, req)) {
-		/* Failed and retired: retiring freed the fid. */
-		req_put(req);
-		return;
-	}
-	clnt_dbg(c, V9FS_DEBUG_RPC, "clunk fid %u (tag %u)\n", fid->fid,
-		 req->tag);
+	/* Once sent, the reply may retire the request and free the fid. */
+	clnt_dbg(c, V9FS_DEBUG_RPC, "clunk fid %u (tag %u)\n", n, req->tag);
+	req_send(c, req);	/* on failure, retiring frees the fid */
 	req_put(req);
 	return;
+forget:
+	/*
+	 * No Tclunk could be sent (no memory, or every tag in flight: a clunk
+	 * does not wait for one) and the server still knows the fid: its number
+	 * must not be handed out again on this connection. It stays taken
+	 * until the connection goes; the memory is freed now.
+	 */
+	if (!READ_ONCE(c->dead)) {
+		pr_warn_ratelimited("%s: cannot clunk fid %u: number retired\n",
+				    c->peer, fid->fid);
+		kmem_cache_free(fid_cache, fid);
+		atomic_dec(&live_fids);
+		return;
+	}
 free:
 	free_fid(fid);
 }
