@@ -135,4 +135,5 @@ const struct file_operations v9fs_dir_fops = {
 	.open		= v9fs_file_open,
 	.release	= v9fs_file_release,
 	.fsync		= v9fs_dir_fsync,
+	.setlease	= simple_nosetlease,
 };

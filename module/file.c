@@ -221,4 +221,5 @@ const struct file_operations v9fs_file_fops = {
 	.fsync		= v9fs_file_fsync,
 	.splice_read	= v9fs_splice_read,
 	.splice_write	= iter_file_splice_write,
+	.setlease	= simple_nosetlease,	/* nothing would break a lease */
 };

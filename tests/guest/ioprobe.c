@@ -11,6 +11,7 @@
  *	pread-direct  pread(2) at 0 on an O_DIRECT descriptor, aligned buffer
  *	aio-read      io_submit(2) of one IOCB_CMD_PREAD, then io_getevents(2)
  *	aio-write     the same with IOCB_CMD_PWRITE
+ *	lease         fcntl(F_SETLEASE, F_RDLCK) on a read-only descriptor
  *	readseq       one read(2) of COUNT bytes from offset 0 that must give
  *	              the stream hostile-9p -m stream sends: byte p is p % 251;
  *	              prints "bad at P" for the first byte out of place
@@ -98,6 +99,8 @@ int main(int argc, char **argv)
 		return result(write(fd, buf, count));
 	if (!strcmp(op, "pread-direct"))
 		return result(pread(fd, buf, count, 0));
+	if (!strcmp(op, "lease"))
+		return result(fcntl(fd, F_SETLEASE, F_RDLCK));
 	if (!strcmp(op, "readseq")) {
 		ssize_t n = read(fd, buf, count), i;
 
@@ -114,6 +117,6 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "aio-write"))
 		return aio(fd, buf, count, 1);
 usage:
-	fprintf(stderr, "usage: ioprobe open|read|write|pread-direct|aio-read|aio-write|readseq FILE [COUNT]\n");
+	fprintf(stderr, "usage: ioprobe open|read|write|pread-direct|aio-read|aio-write|lease|readseq FILE [COUNT]\n");
 	return 2;
 }

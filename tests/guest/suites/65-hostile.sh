@@ -12,6 +12,9 @@
 #     transport's limit (named in the kernel log) and the mount works
 #   - one read(2) of 256 KiB from a stream file (length 0, offsets ignored,
 #     Treads answered newest first): the bytes come back in stream order
+#   - our slab cache has a name of its own (9p2000_inode)
+#   - F_SETLEASE is refused (EINVAL): nothing would break a lease when another
+#     client opens the file
 #   - one write(2) of 256 KiB whose 2nd Twrite fails: the count returned is
 #     what the server's file holds (nothing landed past it), or an error;
 #     with the file's length at 0 (a new file) and at 1 MiB
@@ -220,6 +223,19 @@ fail_write() { # fail_write CLIENT LENGTH
 	umount_9p $_m 2> /dev/null || umount -l $_m
 }
 
+lease() { # lease CLIENT
+	_c=$1 _m=/mnt/hostile65-$1
+	hostile_start -m none
+	if ! mount_9p $_c tcp $DIALECT $HPORT $_m > "$OUT/mount.txt" 2>&1; then
+		expect $_c "lease: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		hostile_stop
+		return
+	fi
+	expect $_c "F_SETLEASE F_RDLCK is refused with EINVAL" "$(probe lease $_m/data)" "err 22"
+	hostile_stop
+	umount_9p $_m 2> /dev/null || umount -l $_m
+}
+
 clients=
 if load_client 9p; then
 	clients=9p
@@ -237,6 +253,7 @@ for c in $clients; do
 	noversion $c
 	hugemsize $c
 	stream_read $c
+	lease $c
 	fail_write $c 0
 	fail_write $c 1048576
 	errors $c
