@@ -50,7 +50,7 @@ static void v9fs_inode_once(void *p)
 
 int v9fs_inode_cache_init(void)
 {
-	v9fs_inode_cachep = kmem_cache_create("v9fs_inode_cache",
+	v9fs_inode_cachep = kmem_cache_create("9p2000_inode",
 					      sizeof(struct v9fs_inode), 0,
 					      SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
 					      v9fs_inode_once);

@@ -262,6 +262,10 @@ done
 case " $clients " in *" 9p "*) unload_client 9p ;; esac
 case " $clients " in
 *" 9P "*)
+	# The in-tree client is unloaded: a cache under its name would be ours.
+	_s="$(awk '$1 == "9p2000_inode" || $1 == "v9fs_inode_cache" { print $1 }' /proc/slabinfo)"
+	expect 9P "our inode cache is 9p2000_inode, not the in-tree v9fs_inode_cache" \
+		"$_s" 9p2000_inode
 	expect 9P "after the hostile cases: live clients reqs fids" \
 		"$(live clients) $(live reqs) $(live fids)" "0 0 0"
 	if rmmod 9p2000 2> "$OUT/rmmod.txt"; then
