@@ -137,8 +137,7 @@ static ssize_t v9fs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	ret = v9fs_write(fid, pos, from, i_size_read(inode));
 	if (ret > 0) {
 		iocb->ki_pos = pos + ret;
-		if (iocb->ki_pos > i_size_read(inode))
-			i_size_write(inode, iocb->ki_pos);
+		v9fs_i_size_set(inode, iocb->ki_pos, true);
 		/* Pages a private mapping read earlier are now stale. */
 		if (inode->i_mapping->nrpages)
 			invalidate_inode_pages2_range(inode->i_mapping,

@@ -64,6 +64,20 @@ void v9fs_inode_cache_exit(void)
 	kmem_cache_destroy(v9fs_inode_cachep);
 }
 
+/*
+ * i_size_write() needs its writers serialised (a seqcount on 32-bit SMP).
+ * A write(2) sets the size under the inode lock, but attribute refreshes
+ * (getattr, lookup, llseek, open) do not hold it: every writer takes
+ * i_lock instead. @grow: only raise the size (the end of a write).
+ */
+void v9fs_i_size_set(struct inode *inode, loff_t size, bool grow)
+{
+	spin_lock(&inode->i_lock);
+	if (!grow || size > i_size_read(inode))
+		i_size_write(inode, size);
+	spin_unlock(&inode->i_lock);
+}
+
 /* ---- mode mapping (seed semantics) ---- */
 
 /* Linux mode to 9P perm, for Tcreate and Twstat. */
@@ -214,7 +228,7 @@ void v9fs_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
 	inode_set_ctime_to_ts(inode, ts);	/* 9P2000 has no ctime */
 
 	if (!S_ISDIR(inode->i_mode))
-		i_size_write(inode, st->length);
+		v9fs_i_size_set(inode, st->length, false);
 	if (v9fs_extended(s) && S_ISREG(inode->i_mode) && inode->i_nlink)
 		v9fs_link_count(inode, &st->extension);
 	inode->i_blocks = (st->length + 511) >> 9;

@@ -118,6 +118,7 @@ void v9fs_free_inode(struct inode *inode);
 struct inode *v9fs_inode_from_stat(struct super_block *sb,
 				   const struct v9p_stat *st);
 void v9fs_stat_to_inode(struct inode *inode, const struct v9p_stat *st);
+void v9fs_i_size_set(struct inode *inode, loff_t size, bool grow);
 int v9fs_refresh_inode(struct inode *inode, struct v9fs_fid *fid);
 void v9fs_dentry_set_fid(struct dentry *dentry, struct v9fs_fid *fid);
 
