@@ -9,7 +9,10 @@
  * files clone it. Nothing is cached: a dentry is dropped as soon as it is
  * unused, and lookup and getattr ask the server, as the seed did.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/fs.h>
+#include <linux/random.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
@@ -691,11 +694,63 @@ static int v9fs_vfs_rmdir(struct inode *dir, struct dentry *dentry)
 	return err;
 }
 
+/* Twstat of the name alone: @fid's file is called @name from now on. */
+static int v9fs_rename_fid(struct v9fs_fid *fid, const char *name, u32 len)
+{
+	struct v9p_stat st;
+
+	v9p_stat_dont_touch(&st);
+	st.name.s = name;
+	st.name.len = len;
+	return v9fs_wstat(fid, &st);
+}
+
+/*
+ * A server that refuses to rename onto an existing name (stat(5)): move the
+ * target aside under a name of its own, rename, then remove the target. If
+ * the rename or the removal fails, what was moved is moved back, so that a
+ * failed rename(2) leaves both names as they were (as far as the server
+ * lets it: a failure to move back is logged with the name left behind).
+ */
+static int v9fs_rename_replace(struct v9fs_fid *fid, struct dentry *old_dentry,
+			       struct dentry *new_dentry)
+{
+	struct v9fs_fid *tfid = v9fs_dentry_fid(new_dentry);
+	const struct qstr *o = &old_dentry->d_name, *n = &new_dentry->d_name;
+	char aside[40];
+	int len, err, err2;
+
+	if (!tfid)
+		return -EIO;
+	len = snprintf(aside, sizeof(aside), ".9p2000-rename-%llx-%x",
+		       tfid->qid.path, get_random_u32());
+	err = v9fs_rename_fid(tfid, aside, len);
+	if (err)
+		return err;
+	err = v9fs_rename_fid(fid, n->name, n->len);
+	if (!err) {
+		err = v9fs_remove_dentry(new_dentry);
+		if (!err)
+			return 0;
+		err2 = v9fs_rename_fid(fid, o->name, o->len);
+		if (err2) {
+			pr_err("rename: %.*s is left as %.*s (%d)\n",
+			       o->len, o->name, n->len, n->name, err2);
+			return err;
+		}
+	}
+	err2 = v9fs_rename_fid(tfid, n->name, n->len);
+	if (err2)
+		pr_err("rename: %.*s is left as %s (%d)\n", n->len, n->name,
+		       aside, err2);
+	return err;
+}
+
 /*
  * 9P2000 renames by Twstat of the name, within one directory only (as the
  * in-tree client, cross-directory gives EXDEV so mv copies). A server that
- * refuses to rename onto an existing name (stat(5)) gets the target removed
- * first, which gives rename(2)'s replace semantics without atomicity.
+ * refuses to rename onto an existing name gets v9fs_rename_replace(), which
+ * gives rename(2)'s replace semantics without its atomicity.
  */
 static int v9fs_vfs_rename(struct v9fs_idmap *idmap, struct inode *old_dir,
 			   struct dentry *old_dentry, struct inode *new_dir,
@@ -703,7 +758,7 @@ static int v9fs_vfs_rename(struct v9fs_idmap *idmap, struct inode *old_dir,
 {
 	struct v9fs_fid *fid = v9fs_dentry_fid(old_dentry);
 	struct inode *target = d_inode(new_dentry);
-	struct v9p_stat st;
+	const struct qstr *n = &new_dentry->d_name;
 	int err;
 
 	if (flags & ~RENAME_NOREPLACE)
@@ -713,15 +768,9 @@ static int v9fs_vfs_rename(struct v9fs_idmap *idmap, struct inode *old_dir,
 	if (!fid)
 		return -EIO;
 
-	v9p_stat_dont_touch(&st);
-	st.name.s = new_dentry->d_name.name;
-	st.name.len = new_dentry->d_name.len;
-	err = v9fs_wstat(fid, &st);
-	if (err == -EEXIST && target && !(flags & RENAME_NOREPLACE)) {
-		err = v9fs_remove_dentry(new_dentry);
-		if (!err)
-			err = v9fs_wstat(fid, &st);
-	}
+	err = v9fs_rename_fid(fid, n->name, n->len);
+	if (err == -EEXIST && target && !(flags & RENAME_NOREPLACE))
+		err = v9fs_rename_replace(fid, old_dentry, new_dentry);
 	if (err)
 		return err;
 

@@ -34,6 +34,10 @@
  *		   every other one lands, and the log says after each how many
  *		   bytes the file holds (the end of the last byte written);
  *		   -S sets the length its stat reports (default 64 KiB)
+ *	renamefail a second file, "src"; a rename onto an existing name fails
+ *		   with EEXIST (stat(5)), and "src" may never be called "data"
+ *		   (EACCES, even once "data" is gone); other renames and
+ *		   removes work
  *
  * Each connection is served by its own child process, so a stalled one does
  * not block the next mount.  -s serves a single connection on stdin/stdout
@@ -61,20 +65,23 @@
 
 enum mode {
 	M_NONE, M_MALFORMED, M_OVERSIZED, M_BADTAG, M_BADTYPE, M_BIGCOUNT, M_STALL, M_CLOSE,
-	M_RERROR, M_NOVERSION, M_ECHOMSIZE, M_STREAM, M_FAILWRITE, M_LAST = M_FAILWRITE
+	M_RERROR, M_NOVERSION, M_ECHOMSIZE, M_STREAM, M_FAILWRITE, M_RENAMEFAIL
 };
+#define M_LAST	M_RENAMEFAIL
 
 static const char *const mode_names[] = {
 	[M_NONE] = "none", [M_MALFORMED] = "malformed", [M_OVERSIZED] = "oversized",
 	[M_BADTAG] = "badtag", [M_BADTYPE] = "badtype", [M_BIGCOUNT] = "bigcount",
 	[M_STALL] = "stall", [M_CLOSE] = "close", [M_RERROR] = "rerror",
 	[M_NOVERSION] = "noversion", [M_ECHOMSIZE] = "echomsize", [M_STREAM] = "stream",
-	[M_FAILWRITE] = "failwrite",
+	[M_FAILWRITE] = "failwrite", [M_RENAMEFAIL] = "renamefail",
 };
 
 #define DATA_SIZE	65536
 #define QPATH_ROOT	1
 #define QPATH_DATA	2
+#define QPATH_SRC	3
+#define NFILES		4	/* qpaths below this */
 #define MAX_FIDS	256
 #define STREAM_SIZE	(1 << 20)
 #define STREAM_QUEUE	8
@@ -88,6 +95,9 @@ static u32 max_msize = 65536;
 static u32 rerror_code = 529;
 static const char *rerror_name = "hostile: no such error";
 static u64 data_length = DATA_SIZE;	/* what a stat of "data" says */
+/* The files of the root (each connection is a process: its own copy). */
+static char file_name[NFILES][64] = { [QPATH_DATA] = "data", [QPATH_SRC] = "src" };
+static int file_exists[NFILES] = { [QPATH_DATA] = 1 };
 
 /* one connection's state */
 struct conn {
@@ -187,7 +197,7 @@ static void make_stat(u64 qpath, struct v9p_stat *st)
 	st->mode = qpath == QPATH_ROOT ? (V9P_DMDIR | 0755) : 0644;
 	st->atime = st->mtime = 1000000000;
 	st->length = qpath == QPATH_ROOT ? 0 : data_length;
-	v9p_str_set(&st->name, qpath == QPATH_ROOT ? "/" : "data");
+	v9p_str_set(&st->name, qpath == QPATH_ROOT ? "/" : file_name[qpath]);
 	v9p_str_set(&st->uid, "root");
 	v9p_str_set(&st->gid, "root");
 	v9p_str_set(&st->muid, "root");
@@ -268,6 +278,7 @@ static int misbehave(struct conn *c, struct v9p_fcall *t)
 	case M_ECHOMSIZE:
 	case M_STREAM:
 	case M_FAILWRITE:
+	case M_RENAMEFAIL:
 		return 0;	/* unreachable: never a trigger */
 	case M_RERROR:
 		r.type = V9P_RERROR;
@@ -360,6 +371,44 @@ static int handle_version(struct conn *c, struct v9p_fcall *t)
 	return send_fcall(c, &r);
 }
 
+/* The qpath of the root's file called @w, 0 if none. */
+static int file_named(const struct v9p_str *w)
+{
+	int i;
+
+	for (i = QPATH_DATA; i < NFILES; i++)
+		if (file_exists[i] && v9p_str_eq(w, file_name[i]))
+			return i;
+	return 0;
+}
+
+/* Twstat: only a change of name does anything. */
+static int handle_wstat(struct conn *c, struct v9p_fcall *t, u64 q)
+{
+	const struct v9p_str *name = &t->twstat.stat.name;
+	struct v9p_fcall r = { .type = V9P_RWSTAT, .tag = t->tag };
+	int other;
+
+	if (name->len && q != QPATH_ROOT) {
+		other = file_named(name);
+		if (other && other != (int)q) {
+			logmsg("rename of %s onto existing %.*s: EEXIST", file_name[q],
+			       (int)name->len, name->s);
+			return send_error(c, t->tag, EEXIST);
+		}
+		if (mode == M_RENAMEFAIL && q == QPATH_SRC && v9p_str_eq(name, "data")) {
+			logmsg("rename of src to data: refused");
+			return send_error(c, t->tag, EACCES);
+		}
+		if (name->len >= sizeof(file_name[q]))
+			return send_error(c, t->tag, ENAMETOOLONG);
+		logmsg("rename %s -> %.*s", file_name[q], (int)name->len, name->s);
+		memcpy(file_name[q], name->s, name->len);
+		file_name[q][name->len] = '\0';
+	}
+	return send_fcall(c, &r);
+}
+
 static int handle_walk(struct conn *c, struct v9p_fcall *t)
 {
 	struct v9p_fcall r = { .type = V9P_RWALK, .tag = t->tag };
@@ -372,8 +421,10 @@ static int handle_walk(struct conn *c, struct v9p_fcall *t)
 	for (i = 0; i < t->twalk.nwname; i++) {
 		const struct v9p_str *w = &t->twalk.wname[i];
 
-		if (q == QPATH_ROOT && v9p_str_eq(w, "data"))
-			q = QPATH_DATA;
+		int f = q == QPATH_ROOT ? file_named(w) : 0;
+
+		if (f)
+			q = f;
 		else if (q == QPATH_ROOT && v9p_str_eq(w, ".."))
 			q = QPATH_ROOT;
 		else
@@ -392,13 +443,13 @@ static int handle_walk(struct conn *c, struct v9p_fcall *t)
 	return send_fcall(c, &r);
 }
 
-/* A directory read: one entry ("data") at offset 0, then the end. */
+/* A directory read: every file of the root at offset 0, then the end. */
 static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 {
 	struct v9p_fcall r = { .tag = t->tag };
 	struct v9p_stat st;
-	u8 ent[256];
-	int n = 0, h;
+	u8 ent[1024];
+	int n = 0, h, i, k;
 
 	if (t->type == V9P_TREADDIR) {
 		struct v9p_dirent de = { .qid = make_qid(QPATH_DATA), .offset = 1, .type = 8 };
@@ -409,9 +460,15 @@ static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 		r.type = V9P_RREADDIR;
 		r.rreaddir.count = n;
 	} else {
-		make_stat(QPATH_DATA, &st);
-		if (t->tread.offset == 0)
-			n = v9p_stat_pack(&st, c->d, ent, sizeof(ent));
+		for (i = QPATH_DATA; i < NFILES && t->tread.offset == 0; i++) {
+			if (!file_exists[i])
+				continue;
+			make_stat(i, &st);
+			k = v9p_stat_pack(&st, c->d, ent + n, sizeof(ent) - n);
+			if (k < 0)
+				return -1;
+			n += k;
+		}
 		if (n > 0 && (u32)n > t->tread.count)
 			return send_error(c, t->tag, EINVAL);
 		r.type = V9P_RREAD;
@@ -487,7 +544,22 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		r.rgetattr.atime_sec = r.rgetattr.mtime_sec = r.rgetattr.ctime_sec = 1000000000;
 		return send_fcall(c, &r);
 	case V9P_TWSTAT:
-		r.type = V9P_RWSTAT;
+		q = fid_slot(c, t->twstat.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		return handle_wstat(c, t, *q);
+	case V9P_TREMOVE:
+		q = fid_slot(c, t->tremove.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		if (*q == QPATH_ROOT) {
+			*q = 0;
+			return send_error(c, t->tag, EBUSY);
+		}
+		logmsg("remove %s", file_name[*q]);
+		file_exists[*q] = 0;
+		*q = 0;		/* Tremove clunks, even when it fails */
+		r.type = V9P_RREMOVE;
 		return send_fcall(c, &r);
 	case V9P_TSETATTR:
 		r.type = V9P_RSETATTR;
@@ -593,7 +665,8 @@ static int is_trigger(struct conn *c, struct v9p_fcall *t)
 	int i;
 
 	if (mode == M_NONE || mode == M_NOVERSION || mode == M_ECHOMSIZE ||
-	    mode == M_STREAM || mode == M_FAILWRITE || t->type != trigger_type)
+	    mode == M_STREAM || mode == M_FAILWRITE || mode == M_RENAMEFAIL ||
+	    t->type != trigger_type)
 		return 0;
 	if (c->triggered && mode != M_RERROR)
 		return 0;
@@ -819,6 +892,8 @@ int main(int argc, char **argv)
 		usage();
 	if (mode == M_STREAM)
 		data_length = 0;
+	if (mode == M_RENAMEFAIL)
+		file_exists[QPATH_SRC] = 1;
 	signal(SIGPIPE, SIG_IGN);
 	if (use_stdio)
 		serve_conn(0, 1);

@@ -15,6 +15,9 @@
 #   - our slab cache has a name of its own (9p2000_inode)
 #   - F_SETLEASE is refused (EINVAL): nothing would break a lease when another
 #     client opens the file
+#   - rename(2) onto an existing name, on a server that refuses that (EEXIST)
+#     and then refuses the rename itself: the target is still there; and
+#     when the rename is allowed, the target is replaced, nothing left over
 #   - one write(2) of 256 KiB whose 2nd Twrite fails: the count returned is
 #     what the server's file holds (nothing landed past it), or an error;
 #     with the file's length at 0 (a new file) and at 1 MiB
@@ -236,6 +239,31 @@ lease() { # lease CLIENT
 	umount_9p $_m 2> /dev/null || umount -l $_m
 }
 
+rename_fail() { # rename_fail CLIENT
+	_c=$1 _m=/mnt/hostile65-$1
+	hostile_start -m renamefail
+	if ! mount_9p $_c tcp $DIALECT $HPORT $_m > "$OUT/mount.txt" 2>&1; then
+		expect $_c "renamefail: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		hostile_stop
+		return
+	fi
+	mv $_m/src $_m/data 2> "$OUT/mv.txt"
+	_r=$?
+	expect $_c "rename src onto data, refused by the server: rename(2) fails" \
+		"$([ $_r -ne 0 ] && echo fails || echo succeeds)" fails
+	expect $_c "rename src onto data, refused by the server: both names are left" \
+		"$(ls -a $_m | grep -v '^\.\.\?$' | sort | tr '\n' ' ')" "data src "
+	mv $_m/data $_m/src 2> "$OUT/mv.txt"
+	_r=$?
+	expect $_c "rename data onto src, allowed: rename(2) succeeds" \
+		"$([ $_r -eq 0 ] && echo succeeds || echo "fails: $(cat "$OUT/mv.txt")")" succeeds
+	expect $_c "rename data onto src, allowed: src replaced, nothing left over" \
+		"$(ls -a $_m | grep -v '^\.\.\?$' | sort | tr '\n' ' ')" "src "
+	grep 'rename\|remove' "$OUT/hostile.log" | sed "s/^/#   $_c: /"
+	hostile_stop
+	umount_9p $_m 2> /dev/null || umount -l $_m
+}
+
 clients=
 if load_client 9p; then
 	clients=9p
@@ -254,6 +282,7 @@ for c in $clients; do
 	hugemsize $c
 	stream_read $c
 	lease $c
+	rename_fail $c
 	fail_write $c 0
 	fail_write $c 1048576
 	errors $c
