@@ -103,7 +103,6 @@ struct v9fs_req {
 	int state;			/* enum req_state; c->lock */
 	int err;			/* when REQ_FAILED */
 	bool in_table;			/* c->lock */
-	bool abandoned;			/* the waiter left (fatal signal) */
 	bool flushing;			/* a Tflush for it is outstanding */
 	struct v9fs_req *flushed;	/* Tflush only: the request it flushes */
 	struct v9fs_fid *clunk_fid;	/* Tclunk only: freed on retire */
@@ -176,11 +175,6 @@ enum v9p_dialect v9fs_client_dialect(const struct v9fs_client *c)
 bool v9fs_client_dead(const struct v9fs_client *c)
 {
 	return READ_ONCE(c->dead);
-}
-
-unsigned int v9fs_client_debug(const struct v9fs_client *c)
-{
-	return c->debug;
 }
 
 /* ---- message buffers ---- */
@@ -594,7 +588,6 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	}
 
 	spin_lock(&c->lock);
-	req->abandoned = true;
 	if (req->in_table && req->state == REQ_NEW) {
 		/* Never sent: no flush needed, the tag is free at once. */
 		req_fail_locked(req, -EINTR);

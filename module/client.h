@@ -42,14 +42,6 @@
 #define V9FS_DEBUG_TRANS	0x40	/* transport */
 #define V9FS_DEBUG_SLABS	0x80	/* allocation */
 
-/* Open modes (9P "mode" byte of Topen/Tcreate). */
-#define V9FS_OREAD		0x00
-#define V9FS_OWRITE		0x01
-#define V9FS_ORDWR		0x02
-#define V9FS_OEXEC		0x03
-#define V9FS_OTRUNC		0x10
-#define V9FS_ORCLOSE		0x40
-
 #define V9FS_NOFID		(~0U)
 
 struct v9fs_client;
@@ -99,7 +91,6 @@ void v9fs_client_abort(struct v9fs_client *c);
 u32 v9fs_client_msize(const struct v9fs_client *c);		/* negotiated */
 enum v9p_dialect v9fs_client_dialect(const struct v9fs_client *c);
 bool v9fs_client_dead(const struct v9fs_client *c);
-unsigned int v9fs_client_debug(const struct v9fs_client *c);
 
 struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
 			     const char *uname, u32 n_uname, const char *aname);

@@ -26,7 +26,6 @@
 
 /* The idmapping argument of inode operations: struct v9fs_idmap *. */
 #define v9fs_idmap	mnt_idmap
-#define V9FS_NOP_IDMAP	(&nop_mnt_idmap)
 
 static inline void v9fs_fillattr(struct mnt_idmap *idmap, u32 request_mask,
 				 struct inode *inode, struct kstat *stat)
@@ -50,7 +49,6 @@ static inline void v9fs_set_mtime(struct inode *inode, struct timespec64 ts)
 #else /* 6.1 */
 
 #define v9fs_idmap	user_namespace
-#define V9FS_NOP_IDMAP	(&init_user_ns)
 
 static inline void v9fs_fillattr(struct user_namespace *ns, u32 request_mask,
 				 struct inode *inode, struct kstat *stat)

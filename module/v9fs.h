@@ -130,7 +130,6 @@ unsigned int v9fs_dtype(const struct v9fs_session *s, const struct v9p_stat *st)
 extern const struct file_operations v9fs_file_fops;
 extern const struct address_space_operations v9fs_aops;
 u8 v9fs_open_mode(unsigned int f_flags);
-int v9fs_open_file_attach(struct file *file, struct v9fs_fid *fid);
 int v9fs_file_open(struct inode *inode, struct file *file);
 int v9fs_file_release(struct inode *inode, struct file *file);
 
