@@ -8,6 +8,8 @@
  * re-reads from the start and skips up to it, so telldir/seekdir work as
  * long as the directory does not change in between.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/mm.h>

@@ -6,6 +6,8 @@
  * through the client, and each open drops the cached pages so they are
  * fresh. Shared writable mappings are refused.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>

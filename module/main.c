@@ -4,6 +4,8 @@
  * v9fs-2.0-rc6 series. Module init and exit: the client layer, the inode
  * cache, then the file system type, torn down in the reverse order.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/module.h>
 #include <linux/fs.h>
 

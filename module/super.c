@@ -5,6 +5,8 @@
  * standard later, the fs_context mount API, show_options, statfs and
  * umount -f.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/module.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>

@@ -97,13 +97,13 @@ static inline struct v9fs_fid *v9fs_file_fid(const struct file *file)
 #define v9fs_vfs_dbg(sess, fmt, ...)					\
 	do {								\
 		if (unlikely((sess)->copts.debug & V9FS_DEBUG_VFS))	\
-			pr_info("9P: %s: " fmt, __func__, ##__VA_ARGS__); \
+			pr_info("%s: " fmt, __func__, ##__VA_ARGS__);	\
 	} while (0)
 
 #define v9fs_err_dbg(sess, fmt, ...)					\
 	do {								\
 		if (unlikely((sess)->copts.debug & V9FS_DEBUG_ERROR))	\
-			pr_info("9P: %s: " fmt, __func__, ##__VA_ARGS__); \
+			pr_info("%s: " fmt, __func__, ##__VA_ARGS__);	\
 	} while (0)
 
 /* super.c */
