@@ -134,6 +134,9 @@ struct v9fs_client {
 	wait_queue_head_t idle_wq;	/* the tag table became empty */
 	wait_queue_head_t tag_wq;	/* tasks waiting for a free tag */
 	atomic_t retired;		/* requests retired so far */
+	/* timeout=: the oldest Tflush of a timed-out request; c->lock */
+	struct v9fs_req *stale_flush;
+	unsigned long stale_since;	/* jiffies when it was queued */
 	struct task_struct *rx_task;
 	struct task_struct *tx_task;
 	/* Receiving: see "receiving" below. */
@@ -241,6 +244,35 @@ static void req_put(struct v9fs_req *req)
 	atomic_dec(&live_reqs);
 }
 
+static void client_fail(struct v9fs_client *c, int err, const char *why);
+
+/*
+ * timeout=: a Tflush sent for a timed-out request and still unanswered a
+ * whole timeout later means the server answers nothing: the connection is
+ * then dead. Also forgets a recorded Tflush once it was answered.
+ */
+static bool flush_overdue(struct v9fs_client *c)
+{
+	struct v9fs_req *f, *answered = NULL;
+	bool overdue = false;
+
+	if (!READ_ONCE(c->stale_flush))
+		return false;
+	spin_lock(&c->lock);
+	f = c->stale_flush;
+	if (f && !f->in_table) {
+		answered = f;
+		WRITE_ONCE(c->stale_flush, NULL);
+	} else if (f) {
+		overdue = time_after_eq(jiffies, c->stale_since +
+					(unsigned long)c->timeout * HZ);
+	}
+	spin_unlock(&c->lock);
+	if (answered)
+		req_put(answered);
+	return overdue;
+}
+
 /* req_new() flags */
 #define REQ_NOTAG	0x1	/* Tversion: the tag is NOTAG */
 #define REQ_WAIT	0x2	/* wait for a free tag if all are in flight */
@@ -288,6 +320,8 @@ static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap,
 	u32 tag;
 	int err;
 
+	if (flush_overdue(c))
+		client_fail(c, -ETIMEDOUT, "no reply to a Tflush within timeout=");
 	if (READ_ONCE(c->dead))
 		return ERR_PTR(-EIO);
 	req = kmem_cache_zalloc(req_cache, GFP_NOFS);
@@ -557,7 +591,7 @@ static void req_drop(struct v9fs_client *c, struct v9fs_req *req)
  * reference to @req.
  */
 static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
-			struct v9fs_fid *fid)
+			struct v9fs_fid *fid, bool timed_out)
 {
 	struct v9fs_req *flush = NULL;
 	struct v9p_fcall f = { .type = V9P_TFLUSH };
@@ -597,6 +631,11 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 		req->flushing = true;
 		refcount_inc(&req->ref);
 		flush->flushed = req;
+		if (timed_out && !c->stale_flush) {
+			refcount_inc(&flush->ref);
+			WRITE_ONCE(c->stale_flush, flush);
+			c->stale_since = jiffies;
+		}
 	}
 	/*
 	 * A fid being set up goes with the request if the request is still
@@ -616,7 +655,8 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	if (flush) {
 		if (flush->flushed) {
 			clnt_dbg(c, V9FS_DEBUG_RPC,
-				 "fatal signal: flushing tag %u with tag %u\n",
+				 "%s: flushing tag %u with tag %u\n",
+				 timed_out ? "timeout" : "fatal signal",
 				 req->tag, flush->tag);
 			req_send(c, flush);
 			req_put(flush);
@@ -672,10 +712,11 @@ static bool req_finished(struct v9fs_req *req)
 static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t);
 
 /*
- * Wait for the reply to @req, bounded by timeout= and ended at once by a
- * fatal signal (-EINTR; the request is then abandoned and the caller's
- * reference consumed, as is @fid). Returns 0 with req->rc decoded, or a
- * negative errno: an Rerror's errno, -EIO when the connection is dead.
+ * Wait for the reply to @req, bounded by timeout= (-ETIMEDOUT) and ended at
+ * once by a fatal signal (-EINTR); either way the request is abandoned (see
+ * req_abandon(); *@abandoned says so) and the caller's reference consumed,
+ * as is @fid. Returns 0 with req->rc decoded, or a negative errno: an
+ * Rerror's errno, -EIO when the connection is dead.
  */
 static int req_wait(struct v9fs_client *c, struct v9fs_req *req,
 		    struct v9fs_fid *fid, bool *abandoned)
@@ -697,15 +738,32 @@ static int req_wait(struct v9fs_client *c, struct v9fs_req *req,
 			client_fail(c, -EINTR, NULL);
 			return -EINTR;
 		}
-		req_abandon(c, req, fid);
+		req_abandon(c, req, fid, false);
 		*abandoned = true;
 		return -EINTR;
 	}
 	if (ret == 0 && !req_finished(req)) {
-		pr_err("no reply to %s (tag %u) from %s within %u s\n",
-		       v9p_type_name(req->ttype), req->tag, c->peer,
-		       c->timeout);
-		client_fail(c, -ETIMEDOUT, "request timed out");
+		/*
+		 * As an NFS soft mount: the request fails, the connection
+		 * stays. It is flushed like the request of a killed task;
+		 * only a server that leaves that Tflush unanswered for a
+		 * whole timeout too is given up (see flush_overdue()). No
+		 * Tflush exists for Tversion.
+		 */
+		if (req->ttype == V9P_TVERSION || flush_overdue(c)) {
+			pr_err("no reply to %s (tag %u) from %s within %u s\n",
+			       v9p_type_name(req->ttype), req->tag, c->peer,
+			       c->timeout);
+			client_fail(c, -ETIMEDOUT, req->ttype == V9P_TVERSION ?
+				    "Tversion timed out" :
+				    "no reply to a Tflush within timeout= either");
+			return -ETIMEDOUT;
+		}
+		pr_warn_ratelimited("no reply to %s (tag %u) from %s within %u s: flushed\n",
+				    v9p_type_name(req->ttype), req->tag,
+				    c->peer, c->timeout);
+		req_abandon(c, req, fid, true);
+		*abandoned = true;
 		return -ETIMEDOUT;
 	}
 finished:
@@ -1233,6 +1291,9 @@ static void client_free(struct v9fs_client *c)
 /* Stop the threads and close the transport; the client is dead already. */
 static void client_shutdown(struct v9fs_client *c)
 {
+	if (c->stale_flush)
+		req_put(c->stale_flush);	/* retired with the rest */
+	c->stale_flush = NULL;
 	if (c->tx_partial)
 		req_put(c->tx_partial);
 	c->tx_partial = NULL;

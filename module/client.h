@@ -25,7 +25,8 @@
 #define V9FS_TRANS_FD		2
 
 #define V9FS_DEFAULT_PORT	564
-#define V9FS_DEFAULT_MSIZE	(128 * 1024)	/* asked for when msize= is absent */
+/* Asked for when opts.msize is 0; the VFS passes msize= or the seed's 9000. */
+#define V9FS_DEFAULT_MSIZE	(128 * 1024)
 #define V9FS_MIN_MSIZE		4096		/* a server offering less is absurd */
 #define V9FS_MAX_WALK		16		/* names per Twalk (9P limit) */
 
@@ -53,7 +54,7 @@ struct v9fs_client_opts {
 	int rfd, wfd;			/* fd only: descriptors of the mounting task */
 	u32 msize;			/* asked for; 0 means V9FS_DEFAULT_MSIZE */
 	enum v9p_dialect dialect;	/* asked for; may fall back to V9P_9P2000 */
-	unsigned int timeout;		/* seconds per RPC wait, 0 = wait forever */
+	unsigned int timeout;		/* seconds per RPC wait, 0 = forever; soft */
 	unsigned int debug;		/* V9FS_DEBUG_* */
 };
 
