@@ -12,64 +12,56 @@
 #include <linux/stat.h>
 
 /*
- * Only two kernels are supported, so one switch tells them apart. It tests
- * a name that 6.12's <linux/fs.h> defines and 6.1's lacks (file_operations
- * flags, 6.11), rather than the version number, which backports blur.
+ * Each difference has its own V9FS_HAVE_* switch, set by module/Kbuild from
+ * the declaration in the kernel headers being built against (0 or 1).
  */
-#ifdef FOP_BUFFER_RASYNC
-#define V9FS_NEW_API	1
+
+/* The idmapping argument of inode operations (6.3): struct v9fs_idmap *. */
+#if V9FS_HAVE_MNT_IDMAP
+#define v9fs_idmap	mnt_idmap
 #else
-#define V9FS_NEW_API	0
+#define v9fs_idmap	user_namespace
 #endif
 
-#if V9FS_NEW_API
-
-/* The idmapping argument of inode operations: struct v9fs_idmap *. */
-#define v9fs_idmap	mnt_idmap
-
-static inline void v9fs_fillattr(struct mnt_idmap *idmap, u32 request_mask,
+/* generic_fillattr() takes the request mask (6.6). */
+static inline void v9fs_fillattr(struct v9fs_idmap *idmap, u32 request_mask,
 				 struct inode *inode, struct kstat *stat)
 {
+#if V9FS_HAVE_FILLATTR_MASK
 	generic_fillattr(idmap, request_mask, inode, stat);
+#else
+	generic_fillattr(idmap, inode, stat);
+#endif
 }
 
+/* Inode times through accessors (6.7). */
 static inline void v9fs_set_atime(struct inode *inode, struct timespec64 ts)
 {
+#if V9FS_HAVE_ATIME_TS
 	inode_set_atime_to_ts(inode, ts);
-}
-
-static inline void v9fs_set_mtime(struct inode *inode, struct timespec64 ts)
-{
-	inode_set_mtime_to_ts(inode, ts);
-}
-
-/* No page cache on the read path: splice through ->read_iter. */
-#define v9fs_splice_read	copy_splice_read
-
-#else /* 6.1 */
-
-#define v9fs_idmap	user_namespace
-
-static inline void v9fs_fillattr(struct user_namespace *ns, u32 request_mask,
-				 struct inode *inode, struct kstat *stat)
-{
-	generic_fillattr(ns, inode, stat);
-}
-
-static inline void v9fs_set_atime(struct inode *inode, struct timespec64 ts)
-{
+#else
 	inode->i_atime = ts;
+#endif
 }
 
 static inline void v9fs_set_mtime(struct inode *inode, struct timespec64 ts)
 {
+#if V9FS_HAVE_ATIME_TS
+	inode_set_mtime_to_ts(inode, ts);
+#else
 	inode->i_mtime = ts;
+#endif
 }
 
-/* 6.1's version goes through ->read_iter with an ITER_PIPE iterator. */
+/*
+ * splice_read without the page cache (6.5): copy_splice_read goes through
+ * ->read_iter; before it, generic_file_splice_read did, with ITER_PIPE.
+ */
+#if V9FS_HAVE_COPY_SPLICE_READ
+#define v9fs_splice_read	copy_splice_read
+#else
 #define v9fs_splice_read	generic_file_splice_read
-
-#endif /* V9FS_NEW_API */
+#endif
 
 /* A new inode's times: now, as simple_inode_init_ts() does in 6.12. */
 static inline void v9fs_inode_init_ts(struct inode *inode)
