@@ -41,18 +41,18 @@
 #include "trans.h"
 
 /* Read/write requests kept in flight at once for one large read or write. */
-#define V9FS_IO_WINDOW		4
+#define NINEP_IO_WINDOW		4
 /*
  * Reply buffers allocated up front for replies that are not Rread: enough
  * for any Rwalk (16 qids), and for an Rstat whose strings are not long. A
  * longer reply is received into a buffer of its own size (up to msize).
  */
-#define V9FS_SMALL_RBUF		256
-#define V9FS_STAT_RBUF		512
+#define NINEP_SMALL_RBUF		256
+#define NINEP_STAT_RBUF		512
 /* How long umount waits for outstanding clunks when timeout=0. */
-#define V9FS_DRAIN_SECS		10
+#define NINEP_DRAIN_SECS		10
 /* msize-sized buffers kept per connection for bulk messages. */
-#define V9FS_POOL_MAX		8
+#define NINEP_POOL_MAX		8
 
 /*
  * Live objects, readable in /sys/module/9p2000/parameters/ so that tests can
@@ -95,8 +95,8 @@ enum req_state {
 	REQ_FAILED,	/* no reply will be used; err says why */
 };
 
-struct v9fs_req {
-	struct v9fs_client *clnt;
+struct ninep_req {
+	struct ninep_client *clnt;
 	refcount_t ref;
 	u16 tag;
 	u8 ttype;
@@ -104,9 +104,9 @@ struct v9fs_req {
 	int err;			/* when REQ_FAILED */
 	bool in_table;			/* c->lock */
 	bool flushing;			/* a Tflush for it is outstanding */
-	struct v9fs_req *flushed;	/* Tflush only: the request it flushes */
-	struct v9fs_fid *clunk_fid;	/* Tclunk only: freed on retire */
-	struct v9fs_fid *orphan_fid;	/* fid of an abandoned request */
+	struct ninep_req *flushed;	/* Tflush only: the request it flushes */
+	struct ninep_fid *clunk_fid;	/* Tclunk only: freed on retire */
+	struct ninep_fid *orphan_fid;	/* fid of an abandoned request */
 	struct list_head tx_node;	/* c->tx_queue */
 	struct list_head retire_node;	/* local lists while retiring */
 	wait_queue_head_t wq;
@@ -120,22 +120,22 @@ struct v9fs_req {
 	struct v9p_fcall rc;		/* decoded reply; views into rbuf */
 };
 
-struct v9fs_client {
-	struct v9fs_trans trans;
+struct ninep_client {
+	struct ninep_trans trans;
 	char *peer;			/* for log lines: address or "fd r/w" */
 	spinlock_t lock;		/* states, table membership, tx_queue */
 	struct xarray reqs;		/* tag -> request */
 	u32 next_tag;
 	struct list_head tx_queue;
 	bool tx_busy;			/* a message is being written; c->lock */
-	struct v9fs_req *tx_partial;	/* its rest is the tx thread's to send */
+	struct ninep_req *tx_partial;	/* its rest is the tx thread's to send */
 	u32 tx_off;			/* bytes of tx_partial already sent */
 	wait_queue_head_t tx_wq;
 	wait_queue_head_t idle_wq;	/* the tag table became empty */
 	wait_queue_head_t tag_wq;	/* tasks waiting for a free tag */
 	atomic_t retired;		/* requests retired so far */
 	/* timeout=: the oldest Tflush of a timed-out request; c->lock */
-	struct v9fs_req *stale_flush;
+	struct ninep_req *stale_flush;
 	unsigned long stale_since;	/* jiffies when it was queued */
 	struct task_struct *rx_task;
 	struct task_struct *tx_task;
@@ -147,7 +147,7 @@ struct v9fs_client {
 	u8 rx_hdr[V9P_HDRSZ];		/* the message being received: */
 	u32 rx_got;			/* its bytes received so far, */
 	u32 rx_size;			/* its size, once the header is in, */
-	struct v9fs_req *rx_req;	/* and its request (a reference) */
+	struct ninep_req *rx_req;	/* and its request (a reference) */
 	bool dead;			/* c->lock to set, READ_ONCE to test */
 	u32 msize;
 	enum v9p_dialect dialect;
@@ -165,17 +165,17 @@ struct v9fs_client {
 			pr_info(fmt, ##__VA_ARGS__);			\
 	} while (0)
 
-u32 v9fs_client_msize(const struct v9fs_client *c)
+u32 ninep_client_msize(const struct ninep_client *c)
 {
 	return c->msize;
 }
 
-enum v9p_dialect v9fs_client_dialect(const struct v9fs_client *c)
+enum v9p_dialect ninep_client_dialect(const struct ninep_client *c)
 {
 	return c->dialect;
 }
 
-bool v9fs_client_dead(const struct v9fs_client *c)
+bool ninep_client_dead(const struct ninep_client *c)
 {
 	return READ_ONCE(c->dead);
 }
@@ -187,7 +187,7 @@ bool v9fs_client_dead(const struct v9fs_client *c)
  * fresh kvmalloc of that much for every chunk is a high-order allocation or
  * a vmalloc each time, so a few msize buffers are recycled per connection.
  */
-static void *buf_alloc(struct v9fs_client *c, u32 size, bool *pooled)
+static void *buf_alloc(struct ninep_client *c, u32 size, bool *pooled)
 {
 	void *buf = NULL;
 
@@ -207,11 +207,11 @@ static void *buf_alloc(struct v9fs_client *c, u32 size, bool *pooled)
 	return buf;
 }
 
-static void buf_free(struct v9fs_client *c, void *buf, bool pooled)
+static void buf_free(struct ninep_client *c, void *buf, bool pooled)
 {
 	if (buf && pooled) {
 		spin_lock(&c->lock);
-		if (c->npool < V9FS_POOL_MAX) {
+		if (c->npool < NINEP_POOL_MAX) {
 			list_add(buf, &c->pool);
 			c->npool++;
 			buf = NULL;
@@ -221,7 +221,7 @@ static void buf_free(struct v9fs_client *c, void *buf, bool pooled)
 	kvfree(buf);
 }
 
-static void pool_drain(struct v9fs_client *c)
+static void pool_drain(struct ninep_client *c)
 {
 	while (!list_empty(&c->pool)) {
 		struct list_head *buf = c->pool.next;
@@ -234,7 +234,7 @@ static void pool_drain(struct v9fs_client *c)
 
 /* ---- requests ---- */
 
-static void req_put(struct v9fs_req *req)
+static void req_put(struct ninep_req *req)
 {
 	if (!refcount_dec_and_test(&req->ref))
 		return;
@@ -244,16 +244,16 @@ static void req_put(struct v9fs_req *req)
 	atomic_dec(&live_reqs);
 }
 
-static void client_fail(struct v9fs_client *c, int err, const char *why);
+static void client_fail(struct ninep_client *c, int err, const char *why);
 
 /*
  * timeout=: a Tflush sent for a timed-out request and still unanswered a
  * whole timeout later means the server answers nothing: the connection is
  * then dead. Also forgets a recorded Tflush once it was answered.
  */
-static bool flush_overdue(struct v9fs_client *c)
+static bool flush_overdue(struct ninep_client *c)
 {
-	struct v9fs_req *f, *answered = NULL;
+	struct ninep_req *f, *answered = NULL;
 	bool overdue = false;
 
 	if (!READ_ONCE(c->stale_flush))
@@ -284,7 +284,7 @@ static bool flush_overdue(struct v9fs_client *c)
  * not wait, since only receiving retires. 0, -EBUSY (full, no waiting),
  * -EINTR on a fatal signal, -EIO if the connection died meanwhile.
  */
-static int tag_alloc(struct v9fs_client *c, struct v9fs_req *req, u32 *tag,
+static int tag_alloc(struct ninep_client *c, struct ninep_req *req, u32 *tag,
 		     bool wait)
 {
 	int gen, err;
@@ -313,10 +313,10 @@ static int tag_alloc(struct v9fs_client *c, struct v9fs_req *req, u32 *tag,
  * and the table another. @rcap is the reply size expected at most (a bigger
  * reply is still accepted up to msize; the receiver grows the buffer).
  */
-static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap,
-				unsigned int flags)
+static struct ninep_req *req_new(struct ninep_client *c, u32 rcap,
+				 unsigned int flags)
 {
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	u32 tag;
 	int err;
 
@@ -373,7 +373,7 @@ fail:
  * Take @req out of the tag table (c->lock held) and add it to @list, whose
  * entries req_retired() finishes once the lock is dropped.
  */
-static void req_retire_locked(struct v9fs_client *c, struct v9fs_req *req,
+static void req_retire_locked(struct ninep_client *c, struct ninep_req *req,
 			      struct list_head *list)
 {
 	if (!req->in_table)
@@ -387,10 +387,10 @@ static void req_retire_locked(struct v9fs_client *c, struct v9fs_req *req,
 	list_add_tail(&req->retire_node, list);
 }
 
-static void free_fid(struct v9fs_fid *fid);
+static void free_fid(struct ninep_fid *fid);
 
 /* c->lock held; err is published before the lockless req_finished(). */
-static void req_fail_locked(struct v9fs_req *req, int err)
+static void req_fail_locked(struct ninep_req *req, int err)
 {
 	req->err = err;
 	/* Pairs with req_finished(): err is visible once the state is. */
@@ -398,9 +398,9 @@ static void req_fail_locked(struct v9fs_req *req, int err)
 }
 
 /* After c->lock: wake waiters, release what retiring owed, drop table refs. */
-static void req_retired(struct v9fs_client *c, struct list_head *list)
+static void req_retired(struct ninep_client *c, struct list_head *list)
 {
-	struct v9fs_req *req, *next;
+	struct ninep_req *req, *next;
 
 	list_for_each_entry_safe(req, next, list, retire_node) {
 		list_del_init(&req->retire_node);
@@ -411,7 +411,7 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
 		if (req->clunk_fid) {
 			if (req->state == REQ_DONE &&
 			    req->rc.type == V9P_RERROR)
-				clnt_dbg(c, V9FS_DEBUG_ERROR,
+				clnt_dbg(c, NINEP_DEBUG_ERROR,
 					 "clunk of fid %u failed: %.*s\n",
 					 req->clunk_fid->fid,
 					 req->rc.rerror.ename.len,
@@ -429,7 +429,7 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
 			if (req->state == REQ_DONE &&
 			    req->rc.type != V9P_RERROR)
 				req->orphan_fid->established = true;
-			v9fs_fid_put(req->orphan_fid);
+			ninep_fid_put(req->orphan_fid);
 			req->orphan_fid = NULL;
 		}
 		req_put(req);
@@ -447,9 +447,9 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
  * every later one too. Callable from any task context, more than once.
  * @why is for the log; NULL when the caller has said why already.
  */
-static void client_fail(struct v9fs_client *c, int err, const char *why)
+static void client_fail(struct ninep_client *c, int err, const char *why)
 {
-	struct v9fs_req *req, *partial;
+	struct ninep_req *req, *partial;
 	unsigned long tag;
 	LIST_HEAD(list);
 	int n = 0;
@@ -487,7 +487,7 @@ static void client_fail(struct v9fs_client *c, int err, const char *why)
 }
 
 /* Pack @f (its tag set from @req) into the request's transmit buffer. */
-static int req_pack(struct v9fs_client *c, struct v9fs_req *req,
+static int req_pack(struct ninep_client *c, struct ninep_req *req,
 		    struct v9p_fcall *f)
 {
 	int len;
@@ -509,9 +509,9 @@ static int req_pack(struct v9fs_client *c, struct v9fs_req *req,
 	return 0;
 }
 
-static void trace_send(struct v9fs_client *c, struct v9fs_req *req)
+static void trace_send(struct ninep_client *c, struct ninep_req *req)
 {
-	clnt_dbg(c, V9FS_DEBUG_9P, ">>> %s tag %u size %u\n",
+	clnt_dbg(c, NINEP_DEBUG_9P, ">>> %s tag %u size %u\n",
 		 v9p_type_name(req->ttype), req->tag, req->tlen);
 }
 
@@ -522,9 +522,9 @@ static void trace_send(struct v9fs_client *c, struct v9fs_req *req)
  * thread. Message boundaries stay intact because only the holder of tx_busy
  * writes, and a partly written message is finished before any other.
  */
-static int req_send(struct v9fs_client *c, struct v9fs_req *req)
+static int req_send(struct ninep_client *c, struct ninep_req *req)
 {
-	const struct v9fs_trans_ops *ops = c->trans.ops;
+	const struct ninep_trans_ops *ops = c->trans.ops;
 	bool direct = false, wake;
 	int n;
 
@@ -570,7 +570,7 @@ static int req_send(struct v9fs_client *c, struct v9fs_req *req)
 }
 
 /* Drop a request that was never sent (packing failed): retire it now. */
-static void req_drop(struct v9fs_client *c, struct v9fs_req *req)
+static void req_drop(struct ninep_client *c, struct ninep_req *req)
 {
 	LIST_HEAD(list);
 
@@ -590,10 +590,10 @@ static void req_drop(struct v9fs_client *c, struct v9fs_req *req)
  * request was setting up; it goes with the request. Consumes the caller's
  * reference to @req.
  */
-static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
-			struct v9fs_fid *fid, bool timed_out)
+static void req_abandon(struct ninep_client *c, struct ninep_req *req,
+			struct ninep_fid *fid, bool timed_out)
 {
-	struct v9fs_req *flush = NULL;
+	struct ninep_req *flush = NULL;
 	struct v9p_fcall f = { .type = V9P_TFLUSH };
 	LIST_HEAD(list);
 	bool need_flush;
@@ -603,7 +603,7 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	spin_unlock(&c->lock);
 
 	if (need_flush) {
-		flush = req_new(c, V9FS_SMALL_RBUF, 0);	/* killed: no waiting */
+		flush = req_new(c, NINEP_SMALL_RBUF, 0);	/* killed: no waiting */
 		if (IS_ERR(flush)) {
 			/*
 			 * Without a Tflush the tag cannot be safely reused;
@@ -654,7 +654,7 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 
 	if (flush) {
 		if (flush->flushed) {
-			clnt_dbg(c, V9FS_DEBUG_RPC,
+			clnt_dbg(c, NINEP_DEBUG_RPC,
 				 "%s: flushing tag %u with tag %u\n",
 				 timed_out ? "timeout" : "fatal signal",
 				 req->tag, flush->tag);
@@ -665,7 +665,7 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 		}
 	}
 	if (fid)
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 	req_put(req);
 }
 
@@ -675,18 +675,18 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
  * new_sync_read(), an iocb that is never completed under AIO), and user
  * space must never see them. Only an errcode below this passes as such.
  */
-#define V9FS_USER_ERRNO_MAX	511
+#define NINEP_USER_ERRNO_MAX	511
 
 static bool user_errno(long e)
 {
-	return e > 0 && e <= V9FS_USER_ERRNO_MAX;
+	return e > 0 && e <= NINEP_USER_ERRNO_MAX;
 }
 
 /*
  * The errno of an Rerror: its .u errcode if a user may see that one, else
  * what the error string names, else EIO.
  */
-static int rerror_errno(struct v9fs_client *c, struct v9fs_req *req)
+static int rerror_errno(struct ninep_client *c, struct ninep_req *req)
 {
 	const struct v9p_rerror *re = &req->rc.rerror;
 	int e = 0;
@@ -697,19 +697,19 @@ static int rerror_errno(struct v9fs_client *c, struct v9fs_req *req)
 		e = v9p_errstr_to_errno(re->ename.s, re->ename.len);
 	if (!user_errno(e))
 		e = EIO;
-	clnt_dbg(c, V9FS_DEBUG_ERROR, "%s (tag %u): error '%.*s' -> %d\n",
+	clnt_dbg(c, NINEP_DEBUG_ERROR, "%s (tag %u): error '%.*s' -> %d\n",
 		 v9p_type_name(req->ttype), req->tag, re->ename.len,
 		 re->ename.s, -e);
 	return -e;
 }
 
-static bool req_finished(struct v9fs_req *req)
+static bool req_finished(struct ninep_req *req)
 {
 	/* Pairs with the release in rx_complete(): rbuf and rc are complete. */
 	return smp_load_acquire(&req->state) >= REQ_DONE;
 }
 
-static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t);
+static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t);
 
 /*
  * Wait for the reply to @req, bounded by timeout= (-ETIMEDOUT) and ended at
@@ -718,8 +718,8 @@ static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t);
  * as is @fid. Returns 0 with req->rc decoded, or a negative errno: an
  * Rerror's errno, -EIO when the connection is dead.
  */
-static int req_wait(struct v9fs_client *c, struct v9fs_req *req,
-		    struct v9fs_fid *fid, bool *abandoned)
+static int req_wait(struct ninep_client *c, struct ninep_req *req,
+		    struct ninep_fid *fid, bool *abandoned)
 {
 	long t = c->timeout ? (long)c->timeout * HZ : MAX_SCHEDULE_TIMEOUT;
 	long ret;
@@ -781,10 +781,10 @@ finished:
  * to a fid this request sets up: it is always consumed, put here or handed
  * to the request if the wait is abandoned (see req_abandon()).
  */
-static struct v9fs_req *rpc(struct v9fs_client *c, struct v9p_fcall *f,
-			    u32 rcap, struct v9fs_fid *fid)
+static struct ninep_req *rpc(struct ninep_client *c, struct v9p_fcall *f,
+			     u32 rcap, struct ninep_fid *fid)
 {
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	bool abandoned = false;
 	int err;
 
@@ -813,7 +813,7 @@ static struct v9fs_req *rpc(struct v9fs_client *c, struct v9p_fcall *f,
 	}
 out:
 	if (fid)
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 	return req;
 }
 
@@ -830,7 +830,7 @@ static void wait_for_stop(void)
 	__set_current_state(TASK_RUNNING);
 }
 
-static bool reply_type_ok(const struct v9fs_req *req, u8 type)
+static bool reply_type_ok(const struct ninep_req *req, u8 type)
 {
 	return type == req->ttype + 1 || type == V9P_RERROR;
 }
@@ -839,9 +839,9 @@ static bool reply_type_ok(const struct v9fs_req *req, u8 type)
  * The header of a reply is in c->rx_hdr: find its request and make room
  * for the rest. 0, or a negative errno once the client failed.
  */
-static int rx_header(struct v9fs_client *c)
+static int rx_header(struct ninep_client *c)
 {
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	struct v9p_hdr h;
 	int err;
 
@@ -896,9 +896,9 @@ fail:
 }
 
 /* The whole reply is in: decode it and retire its request. */
-static int rx_complete(struct v9fs_client *c)
+static int rx_complete(struct ninep_client *c)
 {
-	struct v9fs_req *req = c->rx_req, *old;
+	struct ninep_req *req = c->rx_req, *old;
 	LIST_HEAD(list);
 	int err;
 
@@ -912,7 +912,7 @@ static int rx_complete(struct v9fs_client *c)
 		client_fail(c, err, "malformed reply");
 		goto out;
 	}
-	clnt_dbg(c, V9FS_DEBUG_9P, "<<< %s tag %u size %u\n",
+	clnt_dbg(c, NINEP_DEBUG_9P, "<<< %s tag %u size %u\n",
 		 v9p_type_name(req->rc.type), req->tag, req->rlen);
 
 	spin_lock(&c->lock);
@@ -938,7 +938,7 @@ out:
 }
 
 /* Read up to @len bytes: all of them when @block, else what is there. */
-static int rx_read(struct v9fs_client *c, u8 *buf, u32 len, bool block)
+static int rx_read(struct ninep_client *c, u8 *buf, u32 len, bool block)
 {
 	int err;
 
@@ -953,7 +953,7 @@ static int rx_read(struct v9fs_client *c, u8 *buf, u32 len, bool block)
  * 1 when a whole message came in, 0 when the transport has nothing more for
  * now (never when @block), or a negative errno once the client failed.
  */
-static int rx_step(struct v9fs_client *c, bool block)
+static int rx_step(struct ninep_client *c, bool block)
 {
 	int n;
 
@@ -1008,7 +1008,7 @@ static int rx_step(struct v9fs_client *c, bool block)
  */
 
 /* Wake whoever should receive now: the leader if any, else the rx thread. */
-static void rx_kick(struct v9fs_client *c)
+static void rx_kick(struct ninep_client *c)
 {
 	struct task_struct *leader;
 
@@ -1023,9 +1023,9 @@ static void rx_kick(struct v9fs_client *c)
 }
 
 /* The transport's ready callback: any context, softirq included. */
-static void rx_readable(struct v9fs_trans *t)
+static void rx_readable(struct ninep_trans *t)
 {
-	struct v9fs_client *c = container_of(t, struct v9fs_client, trans);
+	struct ninep_client *c = container_of(t, struct ninep_client, trans);
 
 	WRITE_ONCE(c->rx_ready, true);
 	smp_mb();	/* the flag before the leader; pairs with rx_wait() */
@@ -1037,7 +1037,7 @@ static void rx_readable(struct v9fs_trans *t)
  * @mine (if not NULL) is finished. 0, or a negative errno once the client
  * failed.
  */
-static int rx_pump(struct v9fs_client *c, struct v9fs_req *mine)
+static int rx_pump(struct ninep_client *c, struct ninep_req *mine)
 {
 	int n;
 
@@ -1053,7 +1053,7 @@ static int rx_pump(struct v9fs_client *c, struct v9fs_req *mine)
 	return n < 0 ? n : 0;
 }
 
-static void rx_unlock(struct v9fs_client *c)
+static void rx_unlock(struct ninep_client *c)
 {
 	mutex_unlock(&c->rx_mutex);
 	smp_mb();	/* unlocked before the test; pairs with rx_readable() */
@@ -1066,7 +1066,7 @@ static void rx_unlock(struct v9fs_client *c)
  * meanwhile as the leader if no other waiting task is. The return value is
  * that of wait_event_killable_timeout().
  */
-static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t)
+static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 {
 	bool leader = false;
 	DEFINE_WAIT(wait);
@@ -1106,7 +1106,7 @@ static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t)
 	return ret;
 }
 
-static bool rx_thread_wanted(struct v9fs_client *c)
+static bool rx_thread_wanted(struct ninep_client *c)
 {
 	return READ_ONCE(c->dead) || kthread_should_stop() ||
 	       (READ_ONCE(c->rx_ready) && !READ_ONCE(c->rx_leader) &&
@@ -1115,7 +1115,7 @@ static bool rx_thread_wanted(struct v9fs_client *c)
 
 static int rx_thread(void *data)
 {
-	struct v9fs_client *c = data;
+	struct ninep_client *c = data;
 	int err = 0;
 
 	allow_signal(SIGKILL);
@@ -1135,7 +1135,7 @@ static int rx_thread(void *data)
 	return 0;
 }
 
-static bool tx_ready(struct v9fs_client *c)
+static bool tx_ready(struct ninep_client *c)
 {
 	return READ_ONCE(c->dead) || kthread_should_stop() ||
 	       (!READ_ONCE(c->tx_busy) && (READ_ONCE(c->tx_partial) ||
@@ -1144,8 +1144,8 @@ static bool tx_ready(struct v9fs_client *c)
 
 static int tx_thread(void *data)
 {
-	struct v9fs_client *c = data;
-	struct v9fs_req *req;
+	struct ninep_client *c = data;
+	struct ninep_req *req;
 	u32 off;
 	int err;
 
@@ -1166,7 +1166,7 @@ static int tx_thread(void *data)
 			off = c->tx_off;
 			c->tx_partial = NULL;
 		} else if (!list_empty(&c->tx_queue)) {
-			req = list_first_entry(&c->tx_queue, struct v9fs_req,
+			req = list_first_entry(&c->tx_queue, struct ninep_req,
 					       tx_node);
 			list_del_init(&req->tx_node);
 			/* Before sending: the reply may beat send()'s return. */
@@ -1198,17 +1198,17 @@ static int tx_thread(void *data)
 
 /* ---- connection ---- */
 
-int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+int ninep_trans_open(struct ninep_trans *t, const struct ninep_client_opts *o)
 {
 	switch (o->trans) {
-	case V9FS_TRANS_TCP:
-		t->ops = &v9fs_trans_tcp;
+	case NINEP_TRANS_TCP:
+		t->ops = &ninep_trans_tcp;
 		break;
-	case V9FS_TRANS_UNIX:
-		t->ops = &v9fs_trans_unix;
+	case NINEP_TRANS_UNIX:
+		t->ops = &ninep_trans_unix;
 		break;
-	case V9FS_TRANS_FD:
-		t->ops = &v9fs_trans_fd;
+	case NINEP_TRANS_FD:
+		t->ops = &ninep_trans_fd;
 		break;
 	default:
 		pr_err("unknown transport %d\n", o->trans);
@@ -1219,17 +1219,17 @@ int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o)
 	return t->ops->connect(t, o);
 }
 
-static int client_version(struct v9fs_client *c, enum v9p_dialect want)
+static int client_version(struct ninep_client *c, enum v9p_dialect want)
 {
 	struct v9p_fcall f = { .type = V9P_TVERSION };
 	const struct v9p_rversion *rv;
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	u32 asked = c->msize;
 	int d, err = 0;
 
 	f.tversion.msize = asked;
 	v9p_str_set(&f.tversion.version, v9p_dialect_name(want));
-	req = rpc(c, &f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(c, &f, NINEP_SMALL_RBUF, NULL);
 	if (IS_ERR(req)) {
 		pr_err("Tversion to %s failed: %ld\n", c->peer, PTR_ERR(req));
 		return PTR_ERR(req);
@@ -1241,9 +1241,9 @@ static int client_version(struct v9fs_client *c, enum v9p_dialect want)
 		err = -EREMOTEIO;
 		goto out;
 	}
-	if (rv->msize < V9FS_MIN_MSIZE) {
+	if (rv->msize < NINEP_MIN_MSIZE) {
 		pr_err("%s offers an absurd msize of %u (minimum %u)\n",
-		       c->peer, rv->msize, V9FS_MIN_MSIZE);
+		       c->peer, rv->msize, NINEP_MIN_MSIZE);
 		err = -EREMOTEIO;
 		goto out;
 	}
@@ -1270,14 +1270,14 @@ static int client_version(struct v9fs_client *c, enum v9p_dialect want)
 	c->dialect = d;
 	c->msize = rv->msize;
 	c->pool_ok = true;
-	clnt_dbg(c, V9FS_DEBUG_RPC, "version %s, msize %u (asked %u)\n",
+	clnt_dbg(c, NINEP_DEBUG_RPC, "version %s, msize %u (asked %u)\n",
 		 v9p_dialect_name(d), c->msize, asked);
 out:
 	req_put(req);
 	return err;
 }
 
-static void client_free(struct v9fs_client *c)
+static void client_free(struct ninep_client *c)
 {
 	WARN_ON(!xa_empty(&c->reqs));
 	pool_drain(c);
@@ -1289,7 +1289,7 @@ static void client_free(struct v9fs_client *c)
 }
 
 /* Stop the threads and close the transport; the client is dead already. */
-static void client_shutdown(struct v9fs_client *c)
+static void client_shutdown(struct ninep_client *c)
 {
 	if (c->stale_flush)
 		req_put(c->stale_flush);	/* retired with the rest */
@@ -1313,9 +1313,9 @@ static void client_shutdown(struct v9fs_client *c)
 	c->trans.ops->close(&c->trans);
 }
 
-struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
+struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 {
-	struct v9fs_client *c;
+	struct ninep_client *c;
 	int err;
 
 	if (o->dialect != V9P_9P2000 && o->dialect != V9P_9P2000U) {
@@ -1337,11 +1337,11 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 	c->trans.ready = rx_readable;
 	ida_init(&c->fids);
 	INIT_LIST_HEAD(&c->pool);
-	c->msize = o->msize ? o->msize : V9FS_DEFAULT_MSIZE;
+	c->msize = o->msize ? o->msize : NINEP_DEFAULT_MSIZE;
 	c->dialect = o->dialect;
 	c->timeout = o->timeout;
 	c->debug = o->debug;
-	if (o->trans == V9FS_TRANS_FD)
+	if (o->trans == NINEP_TRANS_FD)
 		c->peer = kasprintf(GFP_KERNEL, "fd %d/%d", o->rfd, o->wfd);
 	else
 		c->peer = kstrdup(o->addr ? o->addr : "?", GFP_KERNEL);
@@ -1349,14 +1349,14 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 		client_free(c);
 		return ERR_PTR(-ENOMEM);
 	}
-	if (c->msize < V9FS_MIN_MSIZE) {
+	if (c->msize < NINEP_MIN_MSIZE) {
 		pr_err("msize %u is below the minimum of %u\n", c->msize,
-		       V9FS_MIN_MSIZE);
+		       NINEP_MIN_MSIZE);
 		client_free(c);
 		return ERR_PTR(-EINVAL);
 	}
 
-	err = v9fs_trans_open(&c->trans, o);
+	err = ninep_trans_open(&c->trans, o);
 	if (err) {
 		client_free(c);
 		return ERR_PTR(err);
@@ -1388,7 +1388,7 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 	err = client_version(c, o->dialect);
 	if (err)
 		goto fail;
-	clnt_dbg(c, V9FS_DEBUG_TRANS, "connected to %s over %s\n", c->peer,
+	clnt_dbg(c, NINEP_DEBUG_TRANS, "connected to %s over %s\n", c->peer,
 		 c->trans.ops->name);
 	return c;
 fail:
@@ -1402,7 +1402,7 @@ fail:
 	return ERR_PTR(err);
 }
 
-void v9fs_client_abort(struct v9fs_client *c)
+void ninep_client_abort(struct ninep_client *c)
 {
 	client_fail(c, -EIO, "aborted by umount -f");
 }
@@ -1411,9 +1411,9 @@ void v9fs_client_abort(struct v9fs_client *c)
  * Let outstanding clunks finish (bounded), then kill the connection and
  * free the client. Every fid must have been put before.
  */
-void v9fs_client_destroy(struct v9fs_client *c)
+void ninep_client_destroy(struct ninep_client *c)
 {
-	unsigned int secs = c->timeout ? c->timeout : V9FS_DRAIN_SECS;
+	unsigned int secs = c->timeout ? c->timeout : NINEP_DRAIN_SECS;
 
 	if (!READ_ONCE(c->dead) &&
 	    wait_event_killable_timeout(c->idle_wq, xa_empty(&c->reqs),
@@ -1439,9 +1439,9 @@ void v9fs_client_destroy(struct v9fs_client *c)
 
 /* ---- fids ---- */
 
-static struct v9fs_fid *fid_new(struct v9fs_client *c)
+static struct ninep_fid *fid_new(struct ninep_client *c)
 {
-	struct v9fs_fid *fid;
+	struct ninep_fid *fid;
 	int n;
 
 	fid = kmem_cache_zalloc(fid_cache, GFP_NOFS);
@@ -1462,14 +1462,14 @@ static struct v9fs_fid *fid_new(struct v9fs_client *c)
 	return fid;
 }
 
-static void free_fid(struct v9fs_fid *fid)
+static void free_fid(struct ninep_fid *fid)
 {
 	ida_free(&fid->clnt->fids, fid->fid);
 	kmem_cache_free(fid_cache, fid);
 	atomic_dec(&live_fids);
 }
 
-struct v9fs_fid *v9fs_fid_get(struct v9fs_fid *fid)
+struct ninep_fid *ninep_fid_get(struct ninep_fid *fid)
 {
 	if (fid)
 		refcount_inc(&fid->ref);
@@ -1482,11 +1482,11 @@ struct v9fs_fid *v9fs_fid_get(struct v9fs_fid *fid)
  * so it cannot be reused while the server may still know it. This also
  * works from a task that is being killed.
  */
-void v9fs_fid_put(struct v9fs_fid *fid)
+void ninep_fid_put(struct ninep_fid *fid)
 {
 	struct v9p_fcall f = { .type = V9P_TCLUNK };
-	struct v9fs_client *c;
-	struct v9fs_req *req;
+	struct ninep_client *c;
+	struct ninep_req *req;
 	u32 n;
 
 	if (!fid || !refcount_dec_and_test(&fid->ref))
@@ -1494,7 +1494,7 @@ void v9fs_fid_put(struct v9fs_fid *fid)
 	c = fid->clnt;
 	if (!fid->established || READ_ONCE(c->dead))
 		goto free;
-	req = req_new(c, V9FS_SMALL_RBUF, 0);	/* may run in the receiver */
+	req = req_new(c, NINEP_SMALL_RBUF, 0);	/* may run in the receiver */
 	if (IS_ERR(req))
 		goto forget;
 	n = fid->fid;
@@ -1513,7 +1513,7 @@ void v9fs_fid_put(struct v9fs_fid *fid)
 	req->clunk_fid = fid;
 	spin_unlock(&c->lock);
 	/* Once sent, the reply may retire the request and free the fid. */
-	clnt_dbg(c, V9FS_DEBUG_RPC, "clunk fid %u (tag %u)\n", n, req->tag);
+	clnt_dbg(c, NINEP_DEBUG_RPC, "clunk fid %u (tag %u)\n", n, req->tag);
 	req_send(c, req);	/* on failure, retiring frees the fid */
 	req_put(req);
 	return;
@@ -1537,12 +1537,12 @@ free:
 
 /* ---- operations ---- */
 
-struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
-			     const char *uname, u32 n_uname, const char *aname)
+struct ninep_fid *ninep_attach(struct ninep_client *c, struct ninep_fid *afid,
+			       const char *uname, u32 n_uname, const char *aname)
 {
 	struct v9p_fcall f = { .type = V9P_TATTACH };
-	struct v9fs_fid *fid;
-	struct v9fs_req *req;
+	struct ninep_fid *fid;
+	struct ninep_req *req;
 	int err;
 
 	fid = fid_new(c);
@@ -1555,12 +1555,12 @@ struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
 	if (!err)
 		err = v9p_str_set(&f.tattach.aname, aname);
 	if (err) {
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 		return ERR_PTR(err);
 	}
-	req = rpc(c, &f, V9FS_SMALL_RBUF, v9fs_fid_get(fid));
+	req = rpc(c, &f, NINEP_SMALL_RBUF, ninep_fid_get(fid));
 	if (IS_ERR(req)) {
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 		return ERR_CAST(req);
 	}
 	fid->qid = req->rc.rattach.qid;
@@ -1570,12 +1570,12 @@ struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
 }
 
 /* One Twalk of at most 16 names from @fid to @newfid. */
-static int walk_once(struct v9fs_fid *fid, struct v9fs_fid *newfid,
+static int walk_once(struct ninep_fid *fid, struct ninep_fid *newfid,
 		     unsigned int n, const char *const *names)
 {
-	struct v9fs_client *c = fid->clnt;
+	struct ninep_client *c = fid->clnt;
 	struct v9p_fcall *f;
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	unsigned int i;
 	int err;
 
@@ -1596,8 +1596,8 @@ static int walk_once(struct v9fs_fid *fid, struct v9fs_fid *newfid,
 	 * holding a fid we do not know about; a later one moves a fid that
 	 * is established already.
 	 */
-	req = rpc(c, f, V9FS_SMALL_RBUF,
-		  newfid->established ? NULL : v9fs_fid_get(newfid));
+	req = rpc(c, f, NINEP_SMALL_RBUF,
+		  newfid->established ? NULL : ninep_fid_get(newfid));
 	if (IS_ERR(req)) {
 		err = PTR_ERR(req);
 		goto out;
@@ -1621,17 +1621,17 @@ out:
 	return err;
 }
 
-struct v9fs_fid *v9fs_walk(struct v9fs_fid *fid, unsigned int n,
-			   const char *const *names)
+struct ninep_fid *ninep_walk(struct ninep_fid *fid, unsigned int n,
+			     const char *const *names)
 {
-	struct v9fs_fid *newfid, *from = fid;
+	struct ninep_fid *newfid, *from = fid;
 	int err;
 
 	newfid = fid_new(fid->clnt);
 	if (IS_ERR(newfid))
 		return newfid;
 	do {
-		unsigned int k = min_t(unsigned int, n, V9FS_MAX_WALK);
+		unsigned int k = min_t(unsigned int, n, NINEP_MAX_WALK);
 
 		err = walk_once(from, newfid, k, names);
 		if (err)
@@ -1645,20 +1645,20 @@ struct v9fs_fid *v9fs_walk(struct v9fs_fid *fid, unsigned int n,
 		 * A partial first walk leaves newfid unused (freed without
 		 * clunk); a later one leaves it established (clunked).
 		 */
-		v9fs_fid_put(newfid);
+		ninep_fid_put(newfid);
 		return ERR_PTR(err);
 	}
 	return newfid;
 }
 
-int v9fs_open(struct v9fs_fid *fid, u8 mode)
+int ninep_open(struct ninep_fid *fid, u8 mode)
 {
 	struct v9p_fcall f = { .type = V9P_TOPEN };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 
 	f.topen.fid = fid->fid;
 	f.topen.mode = mode;
-	req = rpc(fid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
 	fid->qid = req->rc.ropen.qid;
@@ -1668,11 +1668,11 @@ int v9fs_open(struct v9fs_fid *fid, u8 mode)
 	return 0;
 }
 
-int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
-		const char *extension)
+int ninep_create(struct ninep_fid *dfid, const char *name, u32 perm, u8 mode,
+		 const char *extension)
 {
 	struct v9p_fcall f = { .type = V9P_TCREATE };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	int err;
 
 	f.tcreate.fid = dfid->fid;
@@ -1685,7 +1685,7 @@ int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
 				  extension : NULL);
 	if (err)
 		return err;
-	req = rpc(dfid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(dfid->clnt, &f, NINEP_SMALL_RBUF, NULL);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
 	dfid->qid = req->rc.rcreate.qid;
@@ -1696,7 +1696,7 @@ int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
 }
 
 /* Largest payload of one Tread/Twrite on @fid. */
-static u32 io_chunk(const struct v9fs_fid *fid)
+static u32 io_chunk(const struct ninep_fid *fid)
 {
 	u32 max = fid->clnt->msize - V9P_IOHDRSZ;
 
@@ -1707,24 +1707,24 @@ static u32 io_chunk(const struct v9fs_fid *fid)
  * Directories must be read sequentially (each offset follows the last
  * reply), and append-only files ignore offsets: no pipelining on either.
  */
-static unsigned int io_window(const struct v9fs_fid *fid)
+static unsigned int io_window(const struct ninep_fid *fid)
 {
 	if (fid->qid.type & (V9P_QTDIR | V9P_QTAPPEND))
 		return 1;
-	return V9FS_IO_WINDOW;
+	return NINEP_IO_WINDOW;
 }
 
 struct io_slot {
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	u32 count;
 };
 
 /* Queue a Tread of @count bytes at @off. */
-static struct v9fs_req *read_start(struct v9fs_fid *fid, u64 off, u32 count)
+static struct ninep_req *read_start(struct ninep_fid *fid, u64 off, u32 count)
 {
-	struct v9fs_client *c = fid->clnt;
+	struct ninep_client *c = fid->clnt;
 	struct v9p_fcall f = { .type = V9P_TREAD };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	int err;
 
 	req = req_new(c, V9P_RREAD_HDRSZ + count, REQ_WAIT);
@@ -1744,7 +1744,7 @@ static struct v9fs_req *read_start(struct v9fs_fid *fid, u64 off, u32 count)
 }
 
 /* Wait for one I/O request; consumes the reference on any error. */
-static int io_wait(struct v9fs_client *c, struct v9fs_req *req)
+static int io_wait(struct ninep_client *c, struct ninep_req *req)
 {
 	bool abandoned;
 	int err;
@@ -1759,14 +1759,14 @@ static int io_wait(struct v9fs_client *c, struct v9fs_req *req)
  * Let requests issued past a short or failed one finish, unused. True if
  * one of them was a Twrite that landed all the same.
  */
-static bool io_discard(struct v9fs_client *c, struct io_slot *slots,
+static bool io_discard(struct ninep_client *c, struct io_slot *slots,
 		       unsigned int head, unsigned int n)
 {
 	bool landed = false;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct v9fs_req *req = slots[(head + i) % V9FS_IO_WINDOW].req;
+		struct ninep_req *req = slots[(head + i) % NINEP_IO_WINDOW].req;
 
 		if (io_wait(c, req))
 			continue;
@@ -1778,15 +1778,15 @@ static bool io_discard(struct v9fs_client *c, struct io_slot *slots,
 }
 
 /* Queue a Twrite of the next @count bytes of @from at @off. */
-static struct v9fs_req *write_start(struct v9fs_fid *fid, u64 off, u32 count,
-				    struct iov_iter *from)
+static struct ninep_req *write_start(struct ninep_fid *fid, u64 off, u32 count,
+				     struct iov_iter *from)
 {
-	struct v9fs_client *c = fid->clnt;
+	struct ninep_client *c = fid->clnt;
 	struct v9p_fcall f = { .type = V9P_TWRITE };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	int hlen, err;
 
-	req = req_new(c, V9FS_SMALL_RBUF, REQ_WAIT);
+	req = req_new(c, NINEP_SMALL_RBUF, REQ_WAIT);
 	if (IS_ERR(req))
 		return req;
 	f.tag = req->tag;
@@ -1837,11 +1837,11 @@ fail:
  * all the same, no count tells user space what the file now holds: the
  * call fails with -EIO instead.
  */
-static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
+static ssize_t io_run(struct ninep_fid *fid, u64 off, struct iov_iter *it,
 		      bool rd, u64 known_len)
 {
-	struct v9fs_client *c = fid->clnt;
-	struct io_slot slots[V9FS_IO_WINDOW];
+	struct ninep_client *c = fid->clnt;
+	struct io_slot slots[NINEP_IO_WINDOW];
 	unsigned int head = 0, inflight = 0;
 	unsigned int wide = known_len ? io_window(fid) : 1;
 	unsigned int window = rd ? 1 : wide;
@@ -1853,7 +1853,7 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 	if (fatal_signal_pending(current))
 		return -EINTR;
 	while (left || inflight) {
-		struct v9fs_req *req;
+		struct ninep_req *req;
 		u32 want, got;
 
 		while (left && inflight < window) {
@@ -1866,7 +1866,7 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 				left = 0;
 				break;
 			}
-			slots[(head + inflight) % V9FS_IO_WINDOW] =
+			slots[(head + inflight) % NINEP_IO_WINDOW] =
 				(struct io_slot){ .req = req, .count = n };
 			inflight++;
 			next += n;
@@ -1876,7 +1876,7 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 			break;
 		req = slots[head].req;
 		want = slots[head].count;
-		head = (head + 1) % V9FS_IO_WINDOW;
+		head = (head + 1) % NINEP_IO_WINDOW;
 		inflight--;
 		err = io_wait(c, req);
 		if (err)
@@ -1909,14 +1909,14 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 	return total ? total : err;
 }
 
-ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to,
-		  u64 known_len)
+ssize_t ninep_read(struct ninep_fid *fid, u64 off, struct iov_iter *to,
+		   u64 known_len)
 {
 	return io_run(fid, off, to, true, known_len);
 }
 
-ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from,
-		   u64 known_len)
+ssize_t ninep_write(struct ninep_fid *fid, u64 off, struct iov_iter *from,
+		    u64 known_len)
 {
 	return io_run(fid, off, from, false, known_len);
 }
@@ -1929,18 +1929,18 @@ static char *stat_copy_str(struct v9p_str *v, char *p)
 	return p + v->len + 1;
 }
 
-struct v9p_stat *v9fs_stat(struct v9fs_fid *fid)
+struct v9p_stat *ninep_stat(struct ninep_fid *fid)
 {
 	struct v9p_fcall f = { .type = V9P_TSTAT };
 	const struct v9p_stat *src;
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	struct v9p_stat *st;
 	size_t size;
 	char *p;
 
 	f.tstat.fid = fid->fid;
 	/* Room for short names; the receiver grows it for a longer reply. */
-	req = rpc(fid->clnt, &f, V9FS_STAT_RBUF, NULL);
+	req = rpc(fid->clnt, &f, NINEP_STAT_RBUF, NULL);
 	if (IS_ERR(req))
 		return ERR_CAST(req);
 	src = &req->rc.rstat.stat;
@@ -1963,10 +1963,10 @@ struct v9p_stat *v9fs_stat(struct v9fs_fid *fid)
 	return st;
 }
 
-int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st)
+int ninep_wstat(struct ninep_fid *fid, const struct v9p_stat *st)
 {
 	struct v9p_fcall *f;
-	struct v9fs_req *req;
+	struct ninep_req *req;
 
 	f = kzalloc(sizeof(*f), GFP_NOFS);
 	if (!f)
@@ -1974,7 +1974,7 @@ int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st)
 	f->type = V9P_TWSTAT;
 	f->twstat.fid = fid->fid;
 	f->twstat.stat = *st;
-	req = rpc(fid->clnt, f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(fid->clnt, f, NINEP_SMALL_RBUF, NULL);
 	kfree(f);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
@@ -1982,36 +1982,36 @@ int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st)
 	return 0;
 }
 
-int v9fs_remove(struct v9fs_fid *fid)
+int ninep_remove(struct ninep_fid *fid)
 {
 	struct v9p_fcall f = { .type = V9P_TREMOVE };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	int err = 0;
 
 	f.tremove.fid = fid->fid;
-	req = rpc(fid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL);
 	if (IS_ERR(req)) {
 		err = PTR_ERR(req);
 		/* An Rerror still clunked the fid on the server. */
-		if (err != -EINTR && !v9fs_client_dead(fid->clnt))
+		if (err != -EINTR && !ninep_client_dead(fid->clnt))
 			fid->established = false;
 	} else {
 		fid->established = false;
 		req_put(req);
 	}
-	v9fs_fid_put(fid);
+	ninep_fid_put(fid);
 	return err;
 }
 
 /* ---- module ---- */
 
-int v9fs_client_init(void)
+int ninep_client_init(void)
 {
-	req_cache = kmem_cache_create("9p2000_req", sizeof(struct v9fs_req), 0,
+	req_cache = kmem_cache_create("9p2000_req", sizeof(struct ninep_req), 0,
 				      0, NULL);
 	if (!req_cache)
 		return -ENOMEM;
-	fid_cache = kmem_cache_create("9p2000_fid", sizeof(struct v9fs_fid), 0,
+	fid_cache = kmem_cache_create("9p2000_fid", sizeof(struct ninep_fid), 0,
 				      0, NULL);
 	if (!fid_cache) {
 		kmem_cache_destroy(req_cache);
@@ -2020,7 +2020,7 @@ int v9fs_client_init(void)
 	return 0;
 }
 
-void v9fs_client_exit(void)
+void ninep_client_exit(void)
 {
 	kmem_cache_destroy(fid_cache);
 	kmem_cache_destroy(req_cache);
