@@ -41,13 +41,18 @@
 #include "trans.h"
 
 /* Read/write requests kept in flight at once for one large read or write. */
-#define V9FS_IO_WINDOW		4
-/* Reply buffer allocated up front for replies that are not Rread. */
-#define V9FS_SMALL_RBUF		256
+#define NINEP_IO_WINDOW		4
+/*
+ * Reply buffers allocated up front for replies that are not Rread: enough
+ * for any Rwalk (16 qids), and for an Rstat whose strings are not long. A
+ * longer reply is received into a buffer of its own size (up to msize).
+ */
+#define NINEP_SMALL_RBUF		256
+#define NINEP_STAT_RBUF		512
 /* How long umount waits for outstanding clunks when timeout=0. */
-#define V9FS_DRAIN_SECS		10
+#define NINEP_DRAIN_SECS		10
 /* msize-sized buffers kept per connection for bulk messages. */
-#define V9FS_POOL_MAX		8
+#define NINEP_POOL_MAX		8
 
 /*
  * Live objects, readable in /sys/module/9p2000/parameters/ so that tests can
@@ -90,19 +95,18 @@ enum req_state {
 	REQ_FAILED,	/* no reply will be used; err says why */
 };
 
-struct v9fs_req {
-	struct v9fs_client *clnt;
+struct ninep_req {
+	struct ninep_client *clnt;
 	refcount_t ref;
 	u16 tag;
 	u8 ttype;
 	int state;			/* enum req_state; c->lock */
 	int err;			/* when REQ_FAILED */
 	bool in_table;			/* c->lock */
-	bool abandoned;			/* the waiter left (fatal signal) */
 	bool flushing;			/* a Tflush for it is outstanding */
-	struct v9fs_req *flushed;	/* Tflush only: the request it flushes */
-	struct v9fs_fid *clunk_fid;	/* Tclunk only: freed on retire */
-	struct v9fs_fid *orphan_fid;	/* fid of an abandoned request */
+	struct ninep_req *flushed;	/* Tflush only: the request it flushes */
+	struct ninep_fid *clunk_fid;	/* Tclunk only: freed on retire */
+	struct ninep_fid *orphan_fid;	/* fid of an abandoned request */
 	struct list_head tx_node;	/* c->tx_queue */
 	struct list_head retire_node;	/* local lists while retiring */
 	wait_queue_head_t wq;
@@ -116,18 +120,23 @@ struct v9fs_req {
 	struct v9p_fcall rc;		/* decoded reply; views into rbuf */
 };
 
-struct v9fs_client {
-	struct v9fs_trans trans;
+struct ninep_client {
+	struct ninep_trans trans;
 	char *peer;			/* for log lines: address or "fd r/w" */
 	spinlock_t lock;		/* states, table membership, tx_queue */
 	struct xarray reqs;		/* tag -> request */
 	u32 next_tag;
 	struct list_head tx_queue;
 	bool tx_busy;			/* a message is being written; c->lock */
-	struct v9fs_req *tx_partial;	/* its rest is the tx thread's to send */
+	struct ninep_req *tx_partial;	/* its rest is the tx thread's to send */
 	u32 tx_off;			/* bytes of tx_partial already sent */
 	wait_queue_head_t tx_wq;
 	wait_queue_head_t idle_wq;	/* the tag table became empty */
+	wait_queue_head_t tag_wq;	/* tasks waiting for a free tag */
+	atomic_t retired;		/* requests retired so far */
+	/* timeout=: the oldest Tflush of a timed-out request; c->lock */
+	struct ninep_req *stale_flush;
+	unsigned long stale_since;	/* jiffies when it was queued */
 	struct task_struct *rx_task;
 	struct task_struct *tx_task;
 	/* Receiving: see "receiving" below. */
@@ -138,7 +147,7 @@ struct v9fs_client {
 	u8 rx_hdr[V9P_HDRSZ];		/* the message being received: */
 	u32 rx_got;			/* its bytes received so far, */
 	u32 rx_size;			/* its size, once the header is in, */
-	struct v9fs_req *rx_req;	/* and its request (a reference) */
+	struct ninep_req *rx_req;	/* and its request (a reference) */
 	bool dead;			/* c->lock to set, READ_ONCE to test */
 	u32 msize;
 	enum v9p_dialect dialect;
@@ -156,24 +165,19 @@ struct v9fs_client {
 			pr_info(fmt, ##__VA_ARGS__);			\
 	} while (0)
 
-u32 v9fs_client_msize(const struct v9fs_client *c)
+u32 ninep_client_msize(const struct ninep_client *c)
 {
 	return c->msize;
 }
 
-enum v9p_dialect v9fs_client_dialect(const struct v9fs_client *c)
+enum v9p_dialect ninep_client_dialect(const struct ninep_client *c)
 {
 	return c->dialect;
 }
 
-bool v9fs_client_dead(const struct v9fs_client *c)
+bool ninep_client_dead(const struct ninep_client *c)
 {
 	return READ_ONCE(c->dead);
-}
-
-unsigned int v9fs_client_debug(const struct v9fs_client *c)
-{
-	return c->debug;
 }
 
 /* ---- message buffers ---- */
@@ -183,7 +187,7 @@ unsigned int v9fs_client_debug(const struct v9fs_client *c)
  * fresh kvmalloc of that much for every chunk is a high-order allocation or
  * a vmalloc each time, so a few msize buffers are recycled per connection.
  */
-static void *buf_alloc(struct v9fs_client *c, u32 size, bool *pooled)
+static void *buf_alloc(struct ninep_client *c, u32 size, bool *pooled)
 {
 	void *buf = NULL;
 
@@ -203,11 +207,11 @@ static void *buf_alloc(struct v9fs_client *c, u32 size, bool *pooled)
 	return buf;
 }
 
-static void buf_free(struct v9fs_client *c, void *buf, bool pooled)
+static void buf_free(struct ninep_client *c, void *buf, bool pooled)
 {
 	if (buf && pooled) {
 		spin_lock(&c->lock);
-		if (c->npool < V9FS_POOL_MAX) {
+		if (c->npool < NINEP_POOL_MAX) {
 			list_add(buf, &c->pool);
 			c->npool++;
 			buf = NULL;
@@ -217,7 +221,7 @@ static void buf_free(struct v9fs_client *c, void *buf, bool pooled)
 	kvfree(buf);
 }
 
-static void pool_drain(struct v9fs_client *c)
+static void pool_drain(struct ninep_client *c)
 {
 	while (!list_empty(&c->pool)) {
 		struct list_head *buf = c->pool.next;
@@ -230,7 +234,7 @@ static void pool_drain(struct v9fs_client *c)
 
 /* ---- requests ---- */
 
-static void req_put(struct v9fs_req *req)
+static void req_put(struct ninep_req *req)
 {
 	if (!refcount_dec_and_test(&req->ref))
 		return;
@@ -240,17 +244,84 @@ static void req_put(struct v9fs_req *req)
 	atomic_dec(&live_reqs);
 }
 
+static void client_fail(struct ninep_client *c, int err, const char *why);
+
+/*
+ * timeout=: a Tflush sent for a timed-out request and still unanswered a
+ * whole timeout later means the server answers nothing: the connection is
+ * then dead. Also forgets a recorded Tflush once it was answered.
+ */
+static bool flush_overdue(struct ninep_client *c)
+{
+	struct ninep_req *f, *answered = NULL;
+	bool overdue = false;
+
+	if (!READ_ONCE(c->stale_flush))
+		return false;
+	spin_lock(&c->lock);
+	f = c->stale_flush;
+	if (f && !f->in_table) {
+		answered = f;
+		WRITE_ONCE(c->stale_flush, NULL);
+	} else if (f) {
+		overdue = time_after_eq(jiffies, c->stale_since +
+					(unsigned long)c->timeout * HZ);
+	}
+	spin_unlock(&c->lock);
+	if (answered)
+		req_put(answered);
+	return overdue;
+}
+
+/* req_new() flags */
+#define REQ_NOTAG	0x1	/* Tversion: the tag is NOTAG */
+#define REQ_WAIT	0x2	/* wait for a free tag if all are in flight */
+
+/*
+ * A free tag for @req in the table. With every tag in flight (65535), wait
+ * for one to be retired rather than fail (a busy connection is no error),
+ * if @wait: a caller that may be the receiver (a clunk from retiring) must
+ * not wait, since only receiving retires. 0, -EBUSY (full, no waiting),
+ * -EINTR on a fatal signal, -EIO if the connection died meanwhile.
+ */
+static int tag_alloc(struct ninep_client *c, struct ninep_req *req, u32 *tag,
+		     bool wait)
+{
+	int gen, err;
+
+	for (;;) {
+		/* Read before trying: a retire after this changes it. */
+		gen = atomic_read(&c->retired);
+		err = xa_alloc_cyclic(&c->reqs, tag, req,
+				      XA_LIMIT(0, V9P_NOTAG - 1),
+				      &c->next_tag, GFP_NOFS);
+		if (err != -EBUSY)
+			return err < 0 ? err : 0;
+		if (!wait)
+			return -EBUSY;
+		if (wait_event_killable(c->tag_wq,
+					atomic_read(&c->retired) != gen ||
+					READ_ONCE(c->dead)))
+			return -EINTR;
+		if (READ_ONCE(c->dead))
+			return -EIO;
+	}
+}
+
 /*
  * A new request with a tag, in the table. The caller holds one reference
  * and the table another. @rcap is the reply size expected at most (a bigger
  * reply is still accepted up to msize; the receiver grows the buffer).
  */
-static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap, bool notag)
+static struct ninep_req *req_new(struct ninep_client *c, u32 rcap,
+				 unsigned int flags)
 {
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	u32 tag;
 	int err;
 
+	if (flush_overdue(c))
+		client_fail(c, -ETIMEDOUT, "no reply to a Tflush within timeout=");
 	if (READ_ONCE(c->dead))
 		return ERR_PTR(-EIO);
 	req = kmem_cache_zalloc(req_cache, GFP_NOFS);
@@ -269,21 +340,14 @@ static struct v9fs_req *req_new(struct v9fs_client *c, u32 rcap, bool notag)
 		goto fail;
 	}
 	req->rcap = req->rpooled ? c->msize : rcap;
-	if (notag) {
+	if (flags & REQ_NOTAG) {
 		tag = V9P_NOTAG;
 		err = xa_insert(&c->reqs, tag, req, GFP_NOFS);
 	} else {
-		err = xa_alloc_cyclic(&c->reqs, &tag, req,
-				      XA_LIMIT(0, V9P_NOTAG - 1),
-				      &c->next_tag, GFP_NOFS);
-		if (err > 0)
-			err = 0;
+		err = tag_alloc(c, req, &tag, flags & REQ_WAIT);
 	}
-	if (err) {
-		if (err == -EBUSY)
-			err = -EAGAIN;
+	if (err)
 		goto fail;
-	}
 	req->tag = tag;
 	spin_lock(&c->lock);
 	req->in_table = true;
@@ -309,7 +373,7 @@ fail:
  * Take @req out of the tag table (c->lock held) and add it to @list, whose
  * entries req_retired() finishes once the lock is dropped.
  */
-static void req_retire_locked(struct v9fs_client *c, struct v9fs_req *req,
+static void req_retire_locked(struct ninep_client *c, struct ninep_req *req,
 			      struct list_head *list)
 {
 	if (!req->in_table)
@@ -323,10 +387,10 @@ static void req_retire_locked(struct v9fs_client *c, struct v9fs_req *req,
 	list_add_tail(&req->retire_node, list);
 }
 
-static void free_fid(struct v9fs_fid *fid);
+static void free_fid(struct ninep_fid *fid);
 
 /* c->lock held; err is published before the lockless req_finished(). */
-static void req_fail_locked(struct v9fs_req *req, int err)
+static void req_fail_locked(struct ninep_req *req, int err)
 {
 	req->err = err;
 	/* Pairs with req_finished(): err is visible once the state is. */
@@ -334,9 +398,9 @@ static void req_fail_locked(struct v9fs_req *req, int err)
 }
 
 /* After c->lock: wake waiters, release what retiring owed, drop table refs. */
-static void req_retired(struct v9fs_client *c, struct list_head *list)
+static void req_retired(struct ninep_client *c, struct list_head *list)
 {
-	struct v9fs_req *req, *next;
+	struct ninep_req *req, *next;
 
 	list_for_each_entry_safe(req, next, list, retire_node) {
 		list_del_init(&req->retire_node);
@@ -347,7 +411,7 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
 		if (req->clunk_fid) {
 			if (req->state == REQ_DONE &&
 			    req->rc.type == V9P_RERROR)
-				clnt_dbg(c, V9FS_DEBUG_ERROR,
+				clnt_dbg(c, NINEP_DEBUG_ERROR,
 					 "clunk of fid %u failed: %.*s\n",
 					 req->clunk_fid->fid,
 					 req->rc.rerror.ename.len,
@@ -365,11 +429,15 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
 			if (req->state == REQ_DONE &&
 			    req->rc.type != V9P_RERROR)
 				req->orphan_fid->established = true;
-			v9fs_fid_put(req->orphan_fid);
+			ninep_fid_put(req->orphan_fid);
 			req->orphan_fid = NULL;
 		}
 		req_put(req);
+		atomic_inc(&c->retired);
 	}
+	/* The barrier of wq_has_sleeper() orders the count before the test. */
+	if (wq_has_sleeper(&c->tag_wq))
+		wake_up_all(&c->tag_wq);
 	if (xa_empty(&c->reqs))
 		wake_up_all(&c->idle_wq);
 }
@@ -377,10 +445,11 @@ static void req_retired(struct v9fs_client *c, struct list_head *list)
 /*
  * The connection is dead: every request in the table fails with -EIO and
  * every later one too. Callable from any task context, more than once.
+ * @why is for the log; NULL when the caller has said why already.
  */
-static void client_fail(struct v9fs_client *c, int err, const char *why)
+static void client_fail(struct ninep_client *c, int err, const char *why)
 {
-	struct v9fs_req *req, *partial;
+	struct ninep_req *req, *partial;
 	unsigned long tag;
 	LIST_HEAD(list);
 	int n = 0;
@@ -401,8 +470,9 @@ static void client_fail(struct v9fs_client *c, int err, const char *why)
 	}
 	spin_unlock(&c->lock);
 
-	pr_err("connection to %s is dead: %s (%d); failing %d pending request%s\n",
-	       c->peer, why, err, n, n == 1 ? "" : "s");
+	if (why)
+		pr_err("connection to %s is dead: %s (%d); failing %d pending request%s\n",
+		       c->peer, why, err, n, n == 1 ? "" : "s");
 	req_retired(c, &list);
 	if (partial)
 		req_put(partial);
@@ -417,7 +487,7 @@ static void client_fail(struct v9fs_client *c, int err, const char *why)
 }
 
 /* Pack @f (its tag set from @req) into the request's transmit buffer. */
-static int req_pack(struct v9fs_client *c, struct v9fs_req *req,
+static int req_pack(struct ninep_client *c, struct ninep_req *req,
 		    struct v9p_fcall *f)
 {
 	int len;
@@ -439,9 +509,9 @@ static int req_pack(struct v9fs_client *c, struct v9fs_req *req,
 	return 0;
 }
 
-static void trace_send(struct v9fs_client *c, struct v9fs_req *req)
+static void trace_send(struct ninep_client *c, struct ninep_req *req)
 {
-	clnt_dbg(c, V9FS_DEBUG_9P, ">>> %s tag %u size %u\n",
+	clnt_dbg(c, NINEP_DEBUG_9P, ">>> %s tag %u size %u\n",
 		 v9p_type_name(req->ttype), req->tag, req->tlen);
 }
 
@@ -452,9 +522,9 @@ static void trace_send(struct v9fs_client *c, struct v9fs_req *req)
  * thread. Message boundaries stay intact because only the holder of tx_busy
  * writes, and a partly written message is finished before any other.
  */
-static int req_send(struct v9fs_client *c, struct v9fs_req *req)
+static int req_send(struct ninep_client *c, struct ninep_req *req)
 {
-	const struct v9fs_trans_ops *ops = c->trans.ops;
+	const struct ninep_trans_ops *ops = c->trans.ops;
 	bool direct = false, wake;
 	int n;
 
@@ -500,7 +570,7 @@ static int req_send(struct v9fs_client *c, struct v9fs_req *req)
 }
 
 /* Drop a request that was never sent (packing failed): retire it now. */
-static void req_drop(struct v9fs_client *c, struct v9fs_req *req)
+static void req_drop(struct ninep_client *c, struct ninep_req *req)
 {
 	LIST_HEAD(list);
 
@@ -520,10 +590,10 @@ static void req_drop(struct v9fs_client *c, struct v9fs_req *req)
  * request was setting up; it goes with the request. Consumes the caller's
  * reference to @req.
  */
-static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
-			struct v9fs_fid *fid)
+static void req_abandon(struct ninep_client *c, struct ninep_req *req,
+			struct ninep_fid *fid, bool timed_out)
 {
-	struct v9fs_req *flush = NULL;
+	struct ninep_req *flush = NULL;
 	struct v9p_fcall f = { .type = V9P_TFLUSH };
 	LIST_HEAD(list);
 	bool need_flush;
@@ -533,7 +603,7 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	spin_unlock(&c->lock);
 
 	if (need_flush) {
-		flush = req_new(c, V9FS_SMALL_RBUF, false);
+		flush = req_new(c, NINEP_SMALL_RBUF, 0);	/* killed: no waiting */
 		if (IS_ERR(flush)) {
 			/*
 			 * Without a Tflush the tag cannot be safely reused;
@@ -552,7 +622,6 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 	}
 
 	spin_lock(&c->lock);
-	req->abandoned = true;
 	if (req->in_table && req->state == REQ_NEW) {
 		/* Never sent: no flush needed, the tag is free at once. */
 		req_fail_locked(req, -EINTR);
@@ -562,6 +631,11 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 		req->flushing = true;
 		refcount_inc(&req->ref);
 		flush->flushed = req;
+		if (timed_out && !c->stale_flush) {
+			refcount_inc(&flush->ref);
+			WRITE_ONCE(c->stale_flush, flush);
+			c->stale_since = jiffies;
+		}
 	}
 	/*
 	 * A fid being set up goes with the request if the request is still
@@ -580,8 +654,9 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 
 	if (flush) {
 		if (flush->flushed) {
-			clnt_dbg(c, V9FS_DEBUG_RPC,
-				 "fatal signal: flushing tag %u with tag %u\n",
+			clnt_dbg(c, NINEP_DEBUG_RPC,
+				 "%s: flushing tag %u with tag %u\n",
+				 timed_out ? "timeout" : "fatal signal",
 				 req->tag, flush->tag);
 			req_send(c, flush);
 			req_put(flush);
@@ -590,44 +665,61 @@ static void req_abandon(struct v9fs_client *c, struct v9fs_req *req,
 		}
 	}
 	if (fid)
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 	req_put(req);
 }
 
-static int rerror_errno(struct v9fs_client *c, struct v9fs_req *req)
+/*
+ * Errnos from 512 up are the kernel's own (ERESTART*, EIOCBQUEUED, ...):
+ * the VFS and AIO act on them (a read returning -EIOCBQUEUED is a BUG in
+ * new_sync_read(), an iocb that is never completed under AIO), and user
+ * space must never see them. Only an errcode below this passes as such.
+ */
+#define NINEP_USER_ERRNO_MAX	511
+
+static bool user_errno(long e)
+{
+	return e > 0 && e <= NINEP_USER_ERRNO_MAX;
+}
+
+/*
+ * The errno of an Rerror: its .u errcode if a user may see that one, else
+ * what the error string names, else EIO.
+ */
+static int rerror_errno(struct ninep_client *c, struct ninep_req *req)
 {
 	const struct v9p_rerror *re = &req->rc.rerror;
 	int e = 0;
 
-	if (c->dialect == V9P_9P2000U && re->errcode > 0 &&
-	    re->errcode < MAX_ERRNO)
+	if (c->dialect == V9P_9P2000U && user_errno(re->errcode))
 		e = re->errcode;
 	if (!e)
 		e = v9p_errstr_to_errno(re->ename.s, re->ename.len);
-	if (e <= 0 || e >= MAX_ERRNO)
+	if (!user_errno(e))
 		e = EIO;
-	clnt_dbg(c, V9FS_DEBUG_ERROR, "%s (tag %u): error '%.*s' -> %d\n",
+	clnt_dbg(c, NINEP_DEBUG_ERROR, "%s (tag %u): error '%.*s' -> %d\n",
 		 v9p_type_name(req->ttype), req->tag, re->ename.len,
 		 re->ename.s, -e);
 	return -e;
 }
 
-static bool req_finished(struct v9fs_req *req)
+static bool req_finished(struct ninep_req *req)
 {
 	/* Pairs with the release in rx_complete(): rbuf and rc are complete. */
 	return smp_load_acquire(&req->state) >= REQ_DONE;
 }
 
-static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t);
+static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t);
 
 /*
- * Wait for the reply to @req, bounded by timeout= and ended at once by a
- * fatal signal (-EINTR; the request is then abandoned and the caller's
- * reference consumed, as is @fid). Returns 0 with req->rc decoded, or a
- * negative errno: an Rerror's errno, -EIO when the connection is dead.
+ * Wait for the reply to @req, bounded by timeout= (-ETIMEDOUT) and ended at
+ * once by a fatal signal (-EINTR); either way the request is abandoned (see
+ * req_abandon(); *@abandoned says so) and the caller's reference consumed,
+ * as is @fid. Returns 0 with req->rc decoded, or a negative errno: an
+ * Rerror's errno, -EIO when the connection is dead.
  */
-static int req_wait(struct v9fs_client *c, struct v9fs_req *req,
-		    struct v9fs_fid *fid, bool *abandoned)
+static int req_wait(struct ninep_client *c, struct ninep_req *req,
+		    struct ninep_fid *fid, bool *abandoned)
 {
 	long t = c->timeout ? (long)c->timeout * HZ : MAX_SCHEDULE_TIMEOUT;
 	long ret;
@@ -637,15 +729,41 @@ static int req_wait(struct v9fs_client *c, struct v9fs_req *req,
 	if (ret == -ERESTARTSYS) {
 		if (req_finished(req))
 			goto finished;
-		req_abandon(c, req, fid);
+		if (req->ttype == V9P_TVERSION) {
+			/*
+			 * Tversion cannot be flushed (version(5)), and no
+			 * session exists yet: give up the connection, which
+			 * retires the request with everything else.
+			 */
+			client_fail(c, -EINTR, NULL);
+			return -EINTR;
+		}
+		req_abandon(c, req, fid, false);
 		*abandoned = true;
 		return -EINTR;
 	}
 	if (ret == 0 && !req_finished(req)) {
-		pr_err("no reply to %s (tag %u) from %s within %u s\n",
-		       v9p_type_name(req->ttype), req->tag, c->peer,
-		       c->timeout);
-		client_fail(c, -ETIMEDOUT, "request timed out");
+		/*
+		 * As an NFS soft mount: the request fails, the connection
+		 * stays. It is flushed like the request of a killed task;
+		 * only a server that leaves that Tflush unanswered for a
+		 * whole timeout too is given up (see flush_overdue()). No
+		 * Tflush exists for Tversion.
+		 */
+		if (req->ttype == V9P_TVERSION || flush_overdue(c)) {
+			pr_err("no reply to %s (tag %u) from %s within %u s\n",
+			       v9p_type_name(req->ttype), req->tag, c->peer,
+			       c->timeout);
+			client_fail(c, -ETIMEDOUT, req->ttype == V9P_TVERSION ?
+				    "Tversion timed out" :
+				    "no reply to a Tflush within timeout= either");
+			return -ETIMEDOUT;
+		}
+		pr_warn_ratelimited("no reply to %s (tag %u) from %s within %u s: flushed\n",
+				    v9p_type_name(req->ttype), req->tag,
+				    c->peer, c->timeout);
+		req_abandon(c, req, fid, true);
+		*abandoned = true;
 		return -ETIMEDOUT;
 	}
 finished:
@@ -663,10 +781,10 @@ finished:
  * to a fid this request sets up: it is always consumed, put here or handed
  * to the request if the wait is abandoned (see req_abandon()).
  */
-static struct v9fs_req *rpc(struct v9fs_client *c, struct v9p_fcall *f,
-			    u32 rcap, struct v9fs_fid *fid)
+static struct ninep_req *rpc(struct ninep_client *c, struct v9p_fcall *f,
+			     u32 rcap, struct ninep_fid *fid)
 {
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	bool abandoned = false;
 	int err;
 
@@ -674,7 +792,8 @@ static struct v9fs_req *rpc(struct v9fs_client *c, struct v9p_fcall *f,
 		req = ERR_PTR(-EINTR);
 		goto out;
 	}
-	req = req_new(c, rcap, f->type == V9P_TVERSION);
+	req = req_new(c, rcap,
+		      f->type == V9P_TVERSION ? REQ_NOTAG : REQ_WAIT);
 	if (IS_ERR(req))
 		goto out;
 	err = req_pack(c, req, f);
@@ -694,7 +813,7 @@ static struct v9fs_req *rpc(struct v9fs_client *c, struct v9p_fcall *f,
 	}
 out:
 	if (fid)
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 	return req;
 }
 
@@ -711,7 +830,7 @@ static void wait_for_stop(void)
 	__set_current_state(TASK_RUNNING);
 }
 
-static bool reply_type_ok(const struct v9fs_req *req, u8 type)
+static bool reply_type_ok(const struct ninep_req *req, u8 type)
 {
 	return type == req->ttype + 1 || type == V9P_RERROR;
 }
@@ -720,9 +839,9 @@ static bool reply_type_ok(const struct v9fs_req *req, u8 type)
  * The header of a reply is in c->rx_hdr: find its request and make room
  * for the rest. 0, or a negative errno once the client failed.
  */
-static int rx_header(struct v9fs_client *c)
+static int rx_header(struct ninep_client *c)
 {
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	struct v9p_hdr h;
 	int err;
 
@@ -777,9 +896,9 @@ fail:
 }
 
 /* The whole reply is in: decode it and retire its request. */
-static int rx_complete(struct v9fs_client *c)
+static int rx_complete(struct ninep_client *c)
 {
-	struct v9fs_req *req = c->rx_req, *old;
+	struct ninep_req *req = c->rx_req, *old;
 	LIST_HEAD(list);
 	int err;
 
@@ -793,7 +912,7 @@ static int rx_complete(struct v9fs_client *c)
 		client_fail(c, err, "malformed reply");
 		goto out;
 	}
-	clnt_dbg(c, V9FS_DEBUG_9P, "<<< %s tag %u size %u\n",
+	clnt_dbg(c, NINEP_DEBUG_9P, "<<< %s tag %u size %u\n",
 		 v9p_type_name(req->rc.type), req->tag, req->rlen);
 
 	spin_lock(&c->lock);
@@ -819,7 +938,7 @@ out:
 }
 
 /* Read up to @len bytes: all of them when @block, else what is there. */
-static int rx_read(struct v9fs_client *c, u8 *buf, u32 len, bool block)
+static int rx_read(struct ninep_client *c, u8 *buf, u32 len, bool block)
 {
 	int err;
 
@@ -834,7 +953,7 @@ static int rx_read(struct v9fs_client *c, u8 *buf, u32 len, bool block)
  * 1 when a whole message came in, 0 when the transport has nothing more for
  * now (never when @block), or a negative errno once the client failed.
  */
-static int rx_step(struct v9fs_client *c, bool block)
+static int rx_step(struct ninep_client *c, bool block)
 {
 	int n;
 
@@ -889,7 +1008,7 @@ static int rx_step(struct v9fs_client *c, bool block)
  */
 
 /* Wake whoever should receive now: the leader if any, else the rx thread. */
-static void rx_kick(struct v9fs_client *c)
+static void rx_kick(struct ninep_client *c)
 {
 	struct task_struct *leader;
 
@@ -904,9 +1023,9 @@ static void rx_kick(struct v9fs_client *c)
 }
 
 /* The transport's ready callback: any context, softirq included. */
-static void rx_readable(struct v9fs_trans *t)
+static void rx_readable(struct ninep_trans *t)
 {
-	struct v9fs_client *c = container_of(t, struct v9fs_client, trans);
+	struct ninep_client *c = container_of(t, struct ninep_client, trans);
 
 	WRITE_ONCE(c->rx_ready, true);
 	smp_mb();	/* the flag before the leader; pairs with rx_wait() */
@@ -918,7 +1037,7 @@ static void rx_readable(struct v9fs_trans *t)
  * @mine (if not NULL) is finished. 0, or a negative errno once the client
  * failed.
  */
-static int rx_pump(struct v9fs_client *c, struct v9fs_req *mine)
+static int rx_pump(struct ninep_client *c, struct ninep_req *mine)
 {
 	int n;
 
@@ -934,7 +1053,7 @@ static int rx_pump(struct v9fs_client *c, struct v9fs_req *mine)
 	return n < 0 ? n : 0;
 }
 
-static void rx_unlock(struct v9fs_client *c)
+static void rx_unlock(struct ninep_client *c)
 {
 	mutex_unlock(&c->rx_mutex);
 	smp_mb();	/* unlocked before the test; pairs with rx_readable() */
@@ -947,7 +1066,7 @@ static void rx_unlock(struct v9fs_client *c)
  * meanwhile as the leader if no other waiting task is. The return value is
  * that of wait_event_killable_timeout().
  */
-static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t)
+static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 {
 	bool leader = false;
 	DEFINE_WAIT(wait);
@@ -987,7 +1106,7 @@ static long rx_wait(struct v9fs_client *c, struct v9fs_req *req, long t)
 	return ret;
 }
 
-static bool rx_thread_wanted(struct v9fs_client *c)
+static bool rx_thread_wanted(struct ninep_client *c)
 {
 	return READ_ONCE(c->dead) || kthread_should_stop() ||
 	       (READ_ONCE(c->rx_ready) && !READ_ONCE(c->rx_leader) &&
@@ -996,7 +1115,7 @@ static bool rx_thread_wanted(struct v9fs_client *c)
 
 static int rx_thread(void *data)
 {
-	struct v9fs_client *c = data;
+	struct ninep_client *c = data;
 	int err = 0;
 
 	allow_signal(SIGKILL);
@@ -1016,7 +1135,7 @@ static int rx_thread(void *data)
 	return 0;
 }
 
-static bool tx_ready(struct v9fs_client *c)
+static bool tx_ready(struct ninep_client *c)
 {
 	return READ_ONCE(c->dead) || kthread_should_stop() ||
 	       (!READ_ONCE(c->tx_busy) && (READ_ONCE(c->tx_partial) ||
@@ -1025,8 +1144,8 @@ static bool tx_ready(struct v9fs_client *c)
 
 static int tx_thread(void *data)
 {
-	struct v9fs_client *c = data;
-	struct v9fs_req *req;
+	struct ninep_client *c = data;
+	struct ninep_req *req;
 	u32 off;
 	int err;
 
@@ -1047,7 +1166,7 @@ static int tx_thread(void *data)
 			off = c->tx_off;
 			c->tx_partial = NULL;
 		} else if (!list_empty(&c->tx_queue)) {
-			req = list_first_entry(&c->tx_queue, struct v9fs_req,
+			req = list_first_entry(&c->tx_queue, struct ninep_req,
 					       tx_node);
 			list_del_init(&req->tx_node);
 			/* Before sending: the reply may beat send()'s return. */
@@ -1079,17 +1198,17 @@ static int tx_thread(void *data)
 
 /* ---- connection ---- */
 
-int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+int ninep_trans_open(struct ninep_trans *t, const struct ninep_client_opts *o)
 {
 	switch (o->trans) {
-	case V9FS_TRANS_TCP:
-		t->ops = &v9fs_trans_tcp;
+	case NINEP_TRANS_TCP:
+		t->ops = &ninep_trans_tcp;
 		break;
-	case V9FS_TRANS_UNIX:
-		t->ops = &v9fs_trans_unix;
+	case NINEP_TRANS_UNIX:
+		t->ops = &ninep_trans_unix;
 		break;
-	case V9FS_TRANS_FD:
-		t->ops = &v9fs_trans_fd;
+	case NINEP_TRANS_FD:
+		t->ops = &ninep_trans_fd;
 		break;
 	default:
 		pr_err("unknown transport %d\n", o->trans);
@@ -1100,17 +1219,17 @@ int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o)
 	return t->ops->connect(t, o);
 }
 
-static int client_version(struct v9fs_client *c, enum v9p_dialect want)
+static int client_version(struct ninep_client *c, enum v9p_dialect want)
 {
 	struct v9p_fcall f = { .type = V9P_TVERSION };
 	const struct v9p_rversion *rv;
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	u32 asked = c->msize;
 	int d, err = 0;
 
 	f.tversion.msize = asked;
 	v9p_str_set(&f.tversion.version, v9p_dialect_name(want));
-	req = rpc(c, &f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(c, &f, NINEP_SMALL_RBUF, NULL);
 	if (IS_ERR(req)) {
 		pr_err("Tversion to %s failed: %ld\n", c->peer, PTR_ERR(req));
 		return PTR_ERR(req);
@@ -1122,9 +1241,9 @@ static int client_version(struct v9fs_client *c, enum v9p_dialect want)
 		err = -EREMOTEIO;
 		goto out;
 	}
-	if (rv->msize < V9FS_MIN_MSIZE) {
+	if (rv->msize < NINEP_MIN_MSIZE) {
 		pr_err("%s offers an absurd msize of %u (minimum %u)\n",
-		       c->peer, rv->msize, V9FS_MIN_MSIZE);
+		       c->peer, rv->msize, NINEP_MIN_MSIZE);
 		err = -EREMOTEIO;
 		goto out;
 	}
@@ -1151,14 +1270,14 @@ static int client_version(struct v9fs_client *c, enum v9p_dialect want)
 	c->dialect = d;
 	c->msize = rv->msize;
 	c->pool_ok = true;
-	clnt_dbg(c, V9FS_DEBUG_RPC, "version %s, msize %u (asked %u)\n",
+	clnt_dbg(c, NINEP_DEBUG_RPC, "version %s, msize %u (asked %u)\n",
 		 v9p_dialect_name(d), c->msize, asked);
 out:
 	req_put(req);
 	return err;
 }
 
-static void client_free(struct v9fs_client *c)
+static void client_free(struct ninep_client *c)
 {
 	WARN_ON(!xa_empty(&c->reqs));
 	pool_drain(c);
@@ -1170,8 +1289,11 @@ static void client_free(struct v9fs_client *c)
 }
 
 /* Stop the threads and close the transport; the client is dead already. */
-static void client_shutdown(struct v9fs_client *c)
+static void client_shutdown(struct ninep_client *c)
 {
+	if (c->stale_flush)
+		req_put(c->stale_flush);	/* retired with the rest */
+	c->stale_flush = NULL;
 	if (c->tx_partial)
 		req_put(c->tx_partial);
 	c->tx_partial = NULL;
@@ -1191,9 +1313,9 @@ static void client_shutdown(struct v9fs_client *c)
 	c->trans.ops->close(&c->trans);
 }
 
-struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
+struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 {
-	struct v9fs_client *c;
+	struct ninep_client *c;
 	int err;
 
 	if (o->dialect != V9P_9P2000 && o->dialect != V9P_9P2000U) {
@@ -1209,16 +1331,17 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 	INIT_LIST_HEAD(&c->tx_queue);
 	init_waitqueue_head(&c->tx_wq);
 	init_waitqueue_head(&c->idle_wq);
+	init_waitqueue_head(&c->tag_wq);
 	mutex_init(&c->rx_mutex);
 	init_waitqueue_head(&c->rx_wq);
 	c->trans.ready = rx_readable;
 	ida_init(&c->fids);
 	INIT_LIST_HEAD(&c->pool);
-	c->msize = o->msize ? o->msize : V9FS_DEFAULT_MSIZE;
+	c->msize = o->msize ? o->msize : NINEP_DEFAULT_MSIZE;
 	c->dialect = o->dialect;
 	c->timeout = o->timeout;
 	c->debug = o->debug;
-	if (o->trans == V9FS_TRANS_FD)
+	if (o->trans == NINEP_TRANS_FD)
 		c->peer = kasprintf(GFP_KERNEL, "fd %d/%d", o->rfd, o->wfd);
 	else
 		c->peer = kstrdup(o->addr ? o->addr : "?", GFP_KERNEL);
@@ -1226,17 +1349,23 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 		client_free(c);
 		return ERR_PTR(-ENOMEM);
 	}
-	if (c->msize < V9FS_MIN_MSIZE) {
+	if (c->msize < NINEP_MIN_MSIZE) {
 		pr_err("msize %u is below the minimum of %u\n", c->msize,
-		       V9FS_MIN_MSIZE);
+		       NINEP_MIN_MSIZE);
 		client_free(c);
 		return ERR_PTR(-EINVAL);
 	}
 
-	err = v9fs_trans_open(&c->trans, o);
+	err = ninep_trans_open(&c->trans, o);
 	if (err) {
 		client_free(c);
 		return ERR_PTR(err);
+	}
+	if (c->msize > c->trans.ops->max_msize) {
+		pr_notice("msize %u is above the %s transport's limit of %u: using %u\n",
+			  c->msize, c->trans.ops->name,
+			  c->trans.ops->max_msize, c->trans.ops->max_msize);
+		c->msize = c->trans.ops->max_msize;
 	}
 	/*
 	 * The task references let client_fail() signal a thread that
@@ -1259,26 +1388,21 @@ struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o)
 	err = client_version(c, o->dialect);
 	if (err)
 		goto fail;
-	clnt_dbg(c, V9FS_DEBUG_TRANS, "connected to %s over %s\n", c->peer,
+	clnt_dbg(c, NINEP_DEBUG_TRANS, "connected to %s over %s\n", c->peer,
 		 c->trans.ops->name);
 	return c;
 fail:
-	/* Quietly: the reason is logged already. */
-	spin_lock(&c->lock);
-	WRITE_ONCE(c->dead, true);
-	spin_unlock(&c->lock);
-	c->trans.ops->abort(&c->trans);
-	if (c->rx_task)
-		send_sig(SIGKILL, c->rx_task, 1);
-	if (c->tx_task)
-		send_sig(SIGKILL, c->tx_task, 1);
-	wake_up_all(&c->tx_wq);
+	/*
+	 * Quietly: the reason is logged already. Whatever is still in the
+	 * table (a Tversion given up) is retired with the connection.
+	 */
+	client_fail(c, err, NULL);
 	client_shutdown(c);
 	client_free(c);
 	return ERR_PTR(err);
 }
 
-void v9fs_client_abort(struct v9fs_client *c)
+void ninep_client_abort(struct ninep_client *c)
 {
 	client_fail(c, -EIO, "aborted by umount -f");
 }
@@ -1287,9 +1411,9 @@ void v9fs_client_abort(struct v9fs_client *c)
  * Let outstanding clunks finish (bounded), then kill the connection and
  * free the client. Every fid must have been put before.
  */
-void v9fs_client_destroy(struct v9fs_client *c)
+void ninep_client_destroy(struct ninep_client *c)
 {
-	unsigned int secs = c->timeout ? c->timeout : V9FS_DRAIN_SECS;
+	unsigned int secs = c->timeout ? c->timeout : NINEP_DRAIN_SECS;
 
 	if (!READ_ONCE(c->dead) &&
 	    wait_event_killable_timeout(c->idle_wq, xa_empty(&c->reqs),
@@ -1315,9 +1439,9 @@ void v9fs_client_destroy(struct v9fs_client *c)
 
 /* ---- fids ---- */
 
-static struct v9fs_fid *fid_new(struct v9fs_client *c)
+static struct ninep_fid *fid_new(struct ninep_client *c)
 {
-	struct v9fs_fid *fid;
+	struct ninep_fid *fid;
 	int n;
 
 	fid = kmem_cache_zalloc(fid_cache, GFP_NOFS);
@@ -1338,14 +1462,14 @@ static struct v9fs_fid *fid_new(struct v9fs_client *c)
 	return fid;
 }
 
-static void free_fid(struct v9fs_fid *fid)
+static void free_fid(struct ninep_fid *fid)
 {
 	ida_free(&fid->clnt->fids, fid->fid);
 	kmem_cache_free(fid_cache, fid);
 	atomic_dec(&live_fids);
 }
 
-struct v9fs_fid *v9fs_fid_get(struct v9fs_fid *fid)
+struct ninep_fid *ninep_fid_get(struct ninep_fid *fid)
 {
 	if (fid)
 		refcount_inc(&fid->ref);
@@ -1358,24 +1482,26 @@ struct v9fs_fid *v9fs_fid_get(struct v9fs_fid *fid)
  * so it cannot be reused while the server may still know it. This also
  * works from a task that is being killed.
  */
-void v9fs_fid_put(struct v9fs_fid *fid)
+void ninep_fid_put(struct ninep_fid *fid)
 {
 	struct v9p_fcall f = { .type = V9P_TCLUNK };
-	struct v9fs_client *c;
-	struct v9fs_req *req;
+	struct ninep_client *c;
+	struct ninep_req *req;
+	u32 n;
 
 	if (!fid || !refcount_dec_and_test(&fid->ref))
 		return;
 	c = fid->clnt;
 	if (!fid->established || READ_ONCE(c->dead))
 		goto free;
-	req = req_new(c, V9FS_SMALL_RBUF, false);
+	req = req_new(c, NINEP_SMALL_RBUF, 0);	/* may run in the receiver */
 	if (IS_ERR(req))
-		goto free;
-	f.tclunk.fid = fid->fid;
+		goto forget;
+	n = fid->fid;
+	f.tclunk.fid = n;
 	if (req_pack(c, req, &f)) {
 		req_drop(c, req);
-		goto free;
+		goto forget;
 	}
 	spin_lock(&c->lock);
 	if (!req->in_table) {
@@ -1386,27 +1512,37 @@ void v9fs_fid_put(struct v9fs_fid *fid)
 	}
 	req->clunk_fid = fid;
 	spin_unlock(&c->lock);
-	if (req_send(c, req)) {
-		/* Failed and retired: retiring freed the fid. */
-		req_put(req);
-		return;
-	}
-	clnt_dbg(c, V9FS_DEBUG_RPC, "clunk fid %u (tag %u)\n", fid->fid,
-		 req->tag);
+	/* Once sent, the reply may retire the request and free the fid. */
+	clnt_dbg(c, NINEP_DEBUG_RPC, "clunk fid %u (tag %u)\n", n, req->tag);
+	req_send(c, req);	/* on failure, retiring frees the fid */
 	req_put(req);
 	return;
+forget:
+	/*
+	 * No Tclunk could be sent (no memory, or every tag in flight: a clunk
+	 * does not wait for one) and the server still knows the fid: its number
+	 * must not be handed out again on this connection. It stays taken
+	 * until the connection goes; the memory is freed now.
+	 */
+	if (!READ_ONCE(c->dead)) {
+		pr_warn_ratelimited("%s: cannot clunk fid %u: number retired\n",
+				    c->peer, fid->fid);
+		kmem_cache_free(fid_cache, fid);
+		atomic_dec(&live_fids);
+		return;
+	}
 free:
 	free_fid(fid);
 }
 
 /* ---- operations ---- */
 
-struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
-			     const char *uname, u32 n_uname, const char *aname)
+struct ninep_fid *ninep_attach(struct ninep_client *c, struct ninep_fid *afid,
+			       const char *uname, u32 n_uname, const char *aname)
 {
 	struct v9p_fcall f = { .type = V9P_TATTACH };
-	struct v9fs_fid *fid;
-	struct v9fs_req *req;
+	struct ninep_fid *fid;
+	struct ninep_req *req;
 	int err;
 
 	fid = fid_new(c);
@@ -1419,12 +1555,12 @@ struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
 	if (!err)
 		err = v9p_str_set(&f.tattach.aname, aname);
 	if (err) {
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 		return ERR_PTR(err);
 	}
-	req = rpc(c, &f, V9FS_SMALL_RBUF, v9fs_fid_get(fid));
+	req = rpc(c, &f, NINEP_SMALL_RBUF, ninep_fid_get(fid));
 	if (IS_ERR(req)) {
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 		return ERR_CAST(req);
 	}
 	fid->qid = req->rc.rattach.qid;
@@ -1434,12 +1570,12 @@ struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
 }
 
 /* One Twalk of at most 16 names from @fid to @newfid. */
-static int walk_once(struct v9fs_fid *fid, struct v9fs_fid *newfid,
+static int walk_once(struct ninep_fid *fid, struct ninep_fid *newfid,
 		     unsigned int n, const char *const *names)
 {
-	struct v9fs_client *c = fid->clnt;
+	struct ninep_client *c = fid->clnt;
 	struct v9p_fcall *f;
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	unsigned int i;
 	int err;
 
@@ -1460,8 +1596,8 @@ static int walk_once(struct v9fs_fid *fid, struct v9fs_fid *newfid,
 	 * holding a fid we do not know about; a later one moves a fid that
 	 * is established already.
 	 */
-	req = rpc(c, f, V9FS_SMALL_RBUF,
-		  newfid->established ? NULL : v9fs_fid_get(newfid));
+	req = rpc(c, f, NINEP_SMALL_RBUF,
+		  newfid->established ? NULL : ninep_fid_get(newfid));
 	if (IS_ERR(req)) {
 		err = PTR_ERR(req);
 		goto out;
@@ -1485,17 +1621,17 @@ out:
 	return err;
 }
 
-struct v9fs_fid *v9fs_walk(struct v9fs_fid *fid, unsigned int n,
-			   const char *const *names)
+struct ninep_fid *ninep_walk(struct ninep_fid *fid, unsigned int n,
+			     const char *const *names)
 {
-	struct v9fs_fid *newfid, *from = fid;
+	struct ninep_fid *newfid, *from = fid;
 	int err;
 
 	newfid = fid_new(fid->clnt);
 	if (IS_ERR(newfid))
 		return newfid;
 	do {
-		unsigned int k = min_t(unsigned int, n, V9FS_MAX_WALK);
+		unsigned int k = min_t(unsigned int, n, NINEP_MAX_WALK);
 
 		err = walk_once(from, newfid, k, names);
 		if (err)
@@ -1509,20 +1645,20 @@ struct v9fs_fid *v9fs_walk(struct v9fs_fid *fid, unsigned int n,
 		 * A partial first walk leaves newfid unused (freed without
 		 * clunk); a later one leaves it established (clunked).
 		 */
-		v9fs_fid_put(newfid);
+		ninep_fid_put(newfid);
 		return ERR_PTR(err);
 	}
 	return newfid;
 }
 
-int v9fs_open(struct v9fs_fid *fid, u8 mode)
+int ninep_open(struct ninep_fid *fid, u8 mode)
 {
 	struct v9p_fcall f = { .type = V9P_TOPEN };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 
 	f.topen.fid = fid->fid;
 	f.topen.mode = mode;
-	req = rpc(fid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
 	fid->qid = req->rc.ropen.qid;
@@ -1532,11 +1668,11 @@ int v9fs_open(struct v9fs_fid *fid, u8 mode)
 	return 0;
 }
 
-int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
-		const char *extension)
+int ninep_create(struct ninep_fid *dfid, const char *name, u32 perm, u8 mode,
+		 const char *extension)
 {
 	struct v9p_fcall f = { .type = V9P_TCREATE };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	int err;
 
 	f.tcreate.fid = dfid->fid;
@@ -1549,7 +1685,7 @@ int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
 				  extension : NULL);
 	if (err)
 		return err;
-	req = rpc(dfid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(dfid->clnt, &f, NINEP_SMALL_RBUF, NULL);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
 	dfid->qid = req->rc.rcreate.qid;
@@ -1560,7 +1696,7 @@ int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
 }
 
 /* Largest payload of one Tread/Twrite on @fid. */
-static u32 io_chunk(const struct v9fs_fid *fid)
+static u32 io_chunk(const struct ninep_fid *fid)
 {
 	u32 max = fid->clnt->msize - V9P_IOHDRSZ;
 
@@ -1571,27 +1707,27 @@ static u32 io_chunk(const struct v9fs_fid *fid)
  * Directories must be read sequentially (each offset follows the last
  * reply), and append-only files ignore offsets: no pipelining on either.
  */
-static unsigned int io_window(const struct v9fs_fid *fid)
+static unsigned int io_window(const struct ninep_fid *fid)
 {
 	if (fid->qid.type & (V9P_QTDIR | V9P_QTAPPEND))
 		return 1;
-	return V9FS_IO_WINDOW;
+	return NINEP_IO_WINDOW;
 }
 
 struct io_slot {
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	u32 count;
 };
 
 /* Queue a Tread of @count bytes at @off. */
-static struct v9fs_req *read_start(struct v9fs_fid *fid, u64 off, u32 count)
+static struct ninep_req *read_start(struct ninep_fid *fid, u64 off, u32 count)
 {
-	struct v9fs_client *c = fid->clnt;
+	struct ninep_client *c = fid->clnt;
 	struct v9p_fcall f = { .type = V9P_TREAD };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	int err;
 
-	req = req_new(c, V9P_RREAD_HDRSZ + count, false);
+	req = req_new(c, V9P_RREAD_HDRSZ + count, REQ_WAIT);
 	if (IS_ERR(req))
 		return req;
 	f.tread.fid = fid->fid;
@@ -1608,7 +1744,7 @@ static struct v9fs_req *read_start(struct v9fs_fid *fid, u64 off, u32 count)
 }
 
 /* Wait for one I/O request; consumes the reference on any error. */
-static int io_wait(struct v9fs_client *c, struct v9fs_req *req)
+static int io_wait(struct ninep_client *c, struct ninep_req *req)
 {
 	bool abandoned;
 	int err;
@@ -1619,30 +1755,38 @@ static int io_wait(struct v9fs_client *c, struct v9fs_req *req)
 	return err;
 }
 
-/* Let requests issued past a short or failed one finish, unused. */
-static void io_discard(struct v9fs_client *c, struct io_slot *slots,
+/*
+ * Let requests issued past a short or failed one finish, unused. True if
+ * one of them was a Twrite that landed all the same.
+ */
+static bool io_discard(struct ninep_client *c, struct io_slot *slots,
 		       unsigned int head, unsigned int n)
 {
+	bool landed = false;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct v9fs_req *req = slots[(head + i) % V9FS_IO_WINDOW].req;
+		struct ninep_req *req = slots[(head + i) % NINEP_IO_WINDOW].req;
 
-		if (!io_wait(c, req))
-			req_put(req);
+		if (io_wait(c, req))
+			continue;
+		if (req->rc.type == V9P_RWRITE && req->rc.rwrite.count)
+			landed = true;
+		req_put(req);
 	}
+	return landed;
 }
 
 /* Queue a Twrite of the next @count bytes of @from at @off. */
-static struct v9fs_req *write_start(struct v9fs_fid *fid, u64 off, u32 count,
-				    struct iov_iter *from)
+static struct ninep_req *write_start(struct ninep_fid *fid, u64 off, u32 count,
+				     struct iov_iter *from)
 {
-	struct v9fs_client *c = fid->clnt;
+	struct ninep_client *c = fid->clnt;
 	struct v9p_fcall f = { .type = V9P_TWRITE };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	int hlen, err;
 
-	req = req_new(c, V9FS_SMALL_RBUF, false);
+	req = req_new(c, NINEP_SMALL_RBUF, REQ_WAIT);
 	if (IS_ERR(req))
 		return req;
 	f.tag = req->tag;
@@ -1674,20 +1818,33 @@ fail:
 }
 
 /*
- * Read into or write from @it at @off: chunks of io_chunk() bytes, several
- * in flight. A read starts with one chunk and widens the window once that
- * came back full, so a file that ends within the first chunk costs exactly
- * one Tread. A short reply ends the call with a short count; for a write,
- * chunks already sent behind it may have landed too, as with any partial
- * write.
+ * Read into or write from @it at @off: chunks of io_chunk() bytes.
+ *
+ * The rule for having several chunks in flight: chunks go out ahead of the
+ * replies to earlier ones only on a file whose length, as the server last
+ * reported it (@known_len), is not 0. A server that gives a file a length
+ * serves it by offset, so replies in any order put the bytes where one
+ * chunk at a time would. A stream, FIFO or device file (which a server may
+ * serve ignoring offsets, and a threaded one may answer out of order)
+ * reports length 0: it is read and written one chunk at a time, in order,
+ * and so is a file that is still empty (a new one, for its first write),
+ * and so are directories and append-only files. A read starts with one
+ * chunk and widens the window once that came back full, so a file that
+ * ends within the first chunk costs exactly one Tread.
+ *
+ * A chunk that fails or comes back short ends the call with the count so
+ * far (or its error, if none). If a write chunk sent ahead of it landed
+ * all the same, no count tells user space what the file now holds: the
+ * call fails with -EIO instead.
  */
-static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
-		      bool rd)
+static ssize_t io_run(struct ninep_fid *fid, u64 off, struct iov_iter *it,
+		      bool rd, u64 known_len)
 {
-	struct v9fs_client *c = fid->clnt;
-	struct io_slot slots[V9FS_IO_WINDOW];
+	struct ninep_client *c = fid->clnt;
+	struct io_slot slots[NINEP_IO_WINDOW];
 	unsigned int head = 0, inflight = 0;
-	unsigned int window = rd ? 1 : io_window(fid);
+	unsigned int wide = known_len ? io_window(fid) : 1;
+	unsigned int window = rd ? 1 : wide;
 	size_t left = iov_iter_count(it), total = 0;
 	u32 chunk = io_chunk(fid);
 	u64 next = off;
@@ -1696,7 +1853,7 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 	if (fatal_signal_pending(current))
 		return -EINTR;
 	while (left || inflight) {
-		struct v9fs_req *req;
+		struct ninep_req *req;
 		u32 want, got;
 
 		while (left && inflight < window) {
@@ -1709,7 +1866,7 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 				left = 0;
 				break;
 			}
-			slots[(head + inflight) % V9FS_IO_WINDOW] =
+			slots[(head + inflight) % NINEP_IO_WINDOW] =
 				(struct io_slot){ .req = req, .count = n };
 			inflight++;
 			next += n;
@@ -1719,7 +1876,7 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 			break;
 		req = slots[head].req;
 		want = slots[head].count;
-		head = (head + 1) % V9FS_IO_WINDOW;
+		head = (head + 1) % NINEP_IO_WINDOW;
 		inflight--;
 		err = io_wait(c, req);
 		if (err)
@@ -1742,20 +1899,26 @@ static ssize_t io_run(struct v9fs_fid *fid, u64 off, struct iov_iter *it,
 		total += got;
 		if (got < want)
 			break;
-		window = io_window(fid);
+		window = wide;
 	}
-	io_discard(c, slots, head, inflight);
+	if (io_discard(c, slots, head, inflight) && !rd) {
+		pr_warn_ratelimited("write to %s failed at %llu while later chunks landed: -EIO\n",
+				    c->peer, off + total);
+		return -EIO;
+	}
 	return total ? total : err;
 }
 
-ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to)
+ssize_t ninep_read(struct ninep_fid *fid, u64 off, struct iov_iter *to,
+		   u64 known_len)
 {
-	return io_run(fid, off, to, true);
+	return io_run(fid, off, to, true, known_len);
 }
 
-ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from)
+ssize_t ninep_write(struct ninep_fid *fid, u64 off, struct iov_iter *from,
+		    u64 known_len)
 {
-	return io_run(fid, off, from, false);
+	return io_run(fid, off, from, false, known_len);
 }
 
 static char *stat_copy_str(struct v9p_str *v, char *p)
@@ -1766,17 +1929,18 @@ static char *stat_copy_str(struct v9p_str *v, char *p)
 	return p + v->len + 1;
 }
 
-struct v9p_stat *v9fs_stat(struct v9fs_fid *fid)
+struct v9p_stat *ninep_stat(struct ninep_fid *fid)
 {
 	struct v9p_fcall f = { .type = V9P_TSTAT };
 	const struct v9p_stat *src;
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	struct v9p_stat *st;
 	size_t size;
 	char *p;
 
 	f.tstat.fid = fid->fid;
-	req = rpc(fid->clnt, &f, fid->clnt->msize, NULL);
+	/* Room for short names; the receiver grows it for a longer reply. */
+	req = rpc(fid->clnt, &f, NINEP_STAT_RBUF, NULL);
 	if (IS_ERR(req))
 		return ERR_CAST(req);
 	src = &req->rc.rstat.stat;
@@ -1799,10 +1963,10 @@ struct v9p_stat *v9fs_stat(struct v9fs_fid *fid)
 	return st;
 }
 
-int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st)
+int ninep_wstat(struct ninep_fid *fid, const struct v9p_stat *st)
 {
 	struct v9p_fcall *f;
-	struct v9fs_req *req;
+	struct ninep_req *req;
 
 	f = kzalloc(sizeof(*f), GFP_NOFS);
 	if (!f)
@@ -1810,7 +1974,7 @@ int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st)
 	f->type = V9P_TWSTAT;
 	f->twstat.fid = fid->fid;
 	f->twstat.stat = *st;
-	req = rpc(fid->clnt, f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(fid->clnt, f, NINEP_SMALL_RBUF, NULL);
 	kfree(f);
 	if (IS_ERR(req))
 		return PTR_ERR(req);
@@ -1818,36 +1982,36 @@ int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st)
 	return 0;
 }
 
-int v9fs_remove(struct v9fs_fid *fid)
+int ninep_remove(struct ninep_fid *fid)
 {
 	struct v9p_fcall f = { .type = V9P_TREMOVE };
-	struct v9fs_req *req;
+	struct ninep_req *req;
 	int err = 0;
 
 	f.tremove.fid = fid->fid;
-	req = rpc(fid->clnt, &f, V9FS_SMALL_RBUF, NULL);
+	req = rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL);
 	if (IS_ERR(req)) {
 		err = PTR_ERR(req);
 		/* An Rerror still clunked the fid on the server. */
-		if (err != -EINTR && !v9fs_client_dead(fid->clnt))
+		if (err != -EINTR && !ninep_client_dead(fid->clnt))
 			fid->established = false;
 	} else {
 		fid->established = false;
 		req_put(req);
 	}
-	v9fs_fid_put(fid);
+	ninep_fid_put(fid);
 	return err;
 }
 
 /* ---- module ---- */
 
-int v9fs_client_init(void)
+int ninep_client_init(void)
 {
-	req_cache = kmem_cache_create("9p2000_req", sizeof(struct v9fs_req), 0,
+	req_cache = kmem_cache_create("9p2000_req", sizeof(struct ninep_req), 0,
 				      0, NULL);
 	if (!req_cache)
 		return -ENOMEM;
-	fid_cache = kmem_cache_create("9p2000_fid", sizeof(struct v9fs_fid), 0,
+	fid_cache = kmem_cache_create("9p2000_fid", sizeof(struct ninep_fid), 0,
 				      0, NULL);
 	if (!fid_cache) {
 		kmem_cache_destroy(req_cache);
@@ -1856,7 +2020,7 @@ int v9fs_client_init(void)
 	return 0;
 }
 
-void v9fs_client_exit(void)
+void ninep_client_exit(void)
 {
 	kmem_cache_destroy(fid_cache);
 	kmem_cache_destroy(req_cache);

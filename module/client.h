@@ -8,8 +8,8 @@
  * wire. Every function may sleep unless said otherwise. Errors are negative
  * errno values or ERR_PTR().
  */
-#ifndef V9FS_CLIENT_H
-#define V9FS_CLIENT_H
+#ifndef NINEP_CLIENT_H
+#define NINEP_CLIENT_H
 
 #include <linux/types.h>
 #include <linux/list.h>
@@ -19,59 +19,52 @@
 
 #include "v9p.h"
 
-/* Transports (struct v9fs_client_opts.trans). */
-#define V9FS_TRANS_TCP		0
-#define V9FS_TRANS_UNIX		1
-#define V9FS_TRANS_FD		2
+/* Transports (struct ninep_client_opts.trans). */
+#define NINEP_TRANS_TCP		0
+#define NINEP_TRANS_UNIX		1
+#define NINEP_TRANS_FD		2
 
-#define V9FS_DEFAULT_PORT	564
-#define V9FS_DEFAULT_MSIZE	(128 * 1024)	/* asked for when msize= is absent */
-#define V9FS_MIN_MSIZE		4096		/* a server offering less is absurd */
-#define V9FS_MAX_WALK		16		/* names per Twalk (9P limit) */
+#define NINEP_DEFAULT_PORT	564
+/* Asked for when opts.msize is 0; the VFS passes msize= or the seed's 9000. */
+#define NINEP_DEFAULT_MSIZE	(128 * 1024)
+#define NINEP_MIN_MSIZE		4096		/* a server offering less is absurd */
+#define NINEP_MAX_WALK		16		/* names per Twalk (9P limit) */
 
 /*
  * debug= bitmask, bit for bit as the seed's documentation defines it.
  * The client prints under 9P, RPC and TRANS; the others belong to the VFS.
  */
-#define V9FS_DEBUG_ERROR	0x01	/* verbose error messages */
-#define V9FS_DEBUG_CURRENT	0x02	/* developer debug */
-#define V9FS_DEBUG_9P		0x04	/* 9P message trace */
-#define V9FS_DEBUG_VFS		0x08	/* VFS trace */
-#define V9FS_DEBUG_CONV		0x10	/* marshalling */
-#define V9FS_DEBUG_RPC		0x20	/* tags, waits, flushes */
-#define V9FS_DEBUG_TRANS	0x40	/* transport */
-#define V9FS_DEBUG_SLABS	0x80	/* allocation */
+#define NINEP_DEBUG_ERROR	0x01	/* verbose error messages */
+#define NINEP_DEBUG_CURRENT	0x02	/* developer debug */
+#define NINEP_DEBUG_9P		0x04	/* 9P message trace */
+#define NINEP_DEBUG_VFS		0x08	/* VFS trace */
+#define NINEP_DEBUG_CONV		0x10	/* marshalling */
+#define NINEP_DEBUG_RPC		0x20	/* tags, waits, flushes */
+#define NINEP_DEBUG_TRANS	0x40	/* transport */
+#define NINEP_DEBUG_SLABS	0x80	/* allocation */
 
-/* Open modes (9P "mode" byte of Topen/Tcreate). */
-#define V9FS_OREAD		0x00
-#define V9FS_OWRITE		0x01
-#define V9FS_ORDWR		0x02
-#define V9FS_OEXEC		0x03
-#define V9FS_OTRUNC		0x10
-#define V9FS_ORCLOSE		0x40
+#define NINEP_NOFID		(~0U)
 
-#define V9FS_NOFID		(~0U)
+struct ninep_client;
 
-struct v9fs_client;
-
-struct v9fs_client_opts {
-	int trans;			/* V9FS_TRANS_* */
+struct ninep_client_opts {
+	int trans;			/* NINEP_TRANS_* */
 	const char *addr;		/* tcp: IPv4/IPv6 literal; unix: socket path */
-	u16 port;			/* tcp only; 0 means V9FS_DEFAULT_PORT */
+	u16 port;			/* tcp only; 0 means NINEP_DEFAULT_PORT */
 	int rfd, wfd;			/* fd only: descriptors of the mounting task */
-	u32 msize;			/* asked for; 0 means V9FS_DEFAULT_MSIZE */
+	u32 msize;			/* asked for; 0 means NINEP_DEFAULT_MSIZE */
 	enum v9p_dialect dialect;	/* asked for; may fall back to V9P_9P2000 */
-	unsigned int timeout;		/* seconds per RPC wait, 0 = wait forever */
-	unsigned int debug;		/* V9FS_DEBUG_* */
+	unsigned int timeout;		/* seconds per RPC wait, 0 = forever; soft */
+	unsigned int debug;		/* NINEP_DEBUG_* */
 };
 
 /*
  * A fid: the client's handle on a file on the server. Refcounted; the last
- * v9fs_fid_put() sends Tclunk (if the fid was ever established) and frees.
+ * ninep_fid_put() sends Tclunk (if the fid was ever established) and frees.
  * The fields are read-only to the VFS except where marked.
  */
-struct v9fs_fid {
-	struct v9fs_client *clnt;
+struct ninep_fid {
+	struct ninep_client *clnt;
 	u32 fid;			/* number on the wire */
 	refcount_t ref;
 	struct v9p_qid qid;		/* from attach/walk/open/create */
@@ -83,50 +76,54 @@ struct v9fs_fid {
 };
 
 /* Module init/exit of the client layer (workqueue, caches). */
-int v9fs_client_init(void);
-void v9fs_client_exit(void);
+int ninep_client_init(void);
+void ninep_client_exit(void);
 
 /*
  * Connect, then negotiate Tversion. On success the negotiated msize and
  * dialect are available from the accessors below.
  */
-struct v9fs_client *v9fs_client_create(const struct v9fs_client_opts *o);
+struct ninep_client *ninep_client_create(const struct ninep_client_opts *o);
 /* Fails whatever is pending, closes the transport and frees the client. */
-void v9fs_client_destroy(struct v9fs_client *c);
+void ninep_client_destroy(struct ninep_client *c);
 /* umount -f: the connection is dead from now on; every waiter gets -EIO. */
-void v9fs_client_abort(struct v9fs_client *c);
+void ninep_client_abort(struct ninep_client *c);
 
-u32 v9fs_client_msize(const struct v9fs_client *c);		/* negotiated */
-enum v9p_dialect v9fs_client_dialect(const struct v9fs_client *c);
-bool v9fs_client_dead(const struct v9fs_client *c);
-unsigned int v9fs_client_debug(const struct v9fs_client *c);
+u32 ninep_client_msize(const struct ninep_client *c);		/* negotiated */
+enum v9p_dialect ninep_client_dialect(const struct ninep_client *c);
+bool ninep_client_dead(const struct ninep_client *c);
 
-struct v9fs_fid *v9fs_attach(struct v9fs_client *c, struct v9fs_fid *afid,
-			     const char *uname, u32 n_uname, const char *aname);
+struct ninep_fid *ninep_attach(struct ninep_client *c, struct ninep_fid *afid,
+			       const char *uname, u32 n_uname, const char *aname);
 /*
  * Walk from @fid along @names into a new fid. n == 0 clones @fid. More than
  * 16 names are split over several Twalks. A partial walk gives -ENOENT.
  */
-struct v9fs_fid *v9fs_walk(struct v9fs_fid *fid, unsigned int n,
-			   const char *const *names);
-int v9fs_open(struct v9fs_fid *fid, u8 mode);
+struct ninep_fid *ninep_walk(struct ninep_fid *fid, unsigned int n,
+			     const char *const *names);
+int ninep_open(struct ninep_fid *fid, u8 mode);
 /* @dfid (a directory) becomes the new, open file; @extension is .u only. */
-int v9fs_create(struct v9fs_fid *dfid, const char *name, u32 perm, u8 mode,
-		const char *extension);
+int ninep_create(struct ninep_fid *dfid, const char *name, u32 perm, u8 mode,
+		 const char *extension);
 /*
- * Split by min(iounit, msize - 24), up to four chunks in flight (reads once
- * a first chunk came back full; never on directories or append-only files).
- * A short reply ends the call with a short count.
+ * Split by min(iounit, msize - 24). Up to four chunks are in flight, but
+ * only on a file whose last reported length @known_len is not 0 (streams,
+ * FIFOs and devices report 0 and go one chunk at a time), and never on
+ * directories or append-only files; see io_run(). A short reply ends the
+ * call with a short count; a write that failed in the middle while a
+ * later chunk landed fails with -EIO.
  */
-ssize_t v9fs_read(struct v9fs_fid *fid, u64 off, struct iov_iter *to);
-ssize_t v9fs_write(struct v9fs_fid *fid, u64 off, struct iov_iter *from);
+ssize_t ninep_read(struct ninep_fid *fid, u64 off, struct iov_iter *to,
+		   u64 known_len);
+ssize_t ninep_write(struct ninep_fid *fid, u64 off, struct iov_iter *from,
+		    u64 known_len);
 /* One kmalloc'd block: the stat with its strings after it. kfree() it. */
-struct v9p_stat *v9fs_stat(struct v9fs_fid *fid);
-int v9fs_wstat(struct v9fs_fid *fid, const struct v9p_stat *st);
+struct v9p_stat *ninep_stat(struct ninep_fid *fid);
+int ninep_wstat(struct ninep_fid *fid, const struct v9p_stat *st);
 /* Consumes the caller's reference; the fid is gone on the server either way. */
-int v9fs_remove(struct v9fs_fid *fid);
+int ninep_remove(struct ninep_fid *fid);
 
-struct v9fs_fid *v9fs_fid_get(struct v9fs_fid *fid);
-void v9fs_fid_put(struct v9fs_fid *fid);
+struct ninep_fid *ninep_fid_get(struct ninep_fid *fid);
+void ninep_fid_put(struct ninep_fid *fid);
 
-#endif /* V9FS_CLIENT_H */
+#endif /* NINEP_CLIENT_H */

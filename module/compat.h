@@ -5,81 +5,71 @@
  * (ctime accessors, ITER_SOURCE/ITER_DEST), so nothing here redefines a
  * kernel name: the bridges have names of our own.
  */
-#ifndef V9FS_COMPAT_H
-#define V9FS_COMPAT_H
+#ifndef NINEP_COMPAT_H
+#define NINEP_COMPAT_H
 
 #include <linux/fs.h>
 #include <linux/stat.h>
 
 /*
- * Only two kernels are supported, so one switch tells them apart. It tests
- * a name that 6.12's <linux/fs.h> defines and 6.1's lacks (file_operations
- * flags, 6.11), rather than the version number, which backports blur.
+ * Each difference has its own NINEP_HAVE_* switch, set by module/Kbuild from
+ * the declaration in the kernel headers being built against (0 or 1).
  */
-#ifdef FOP_BUFFER_RASYNC
-#define V9FS_NEW_API	1
+
+/* The idmapping argument of inode operations (6.3): struct ninep_idmap *. */
+#if NINEP_HAVE_MNT_IDMAP
+#define ninep_idmap	mnt_idmap
 #else
-#define V9FS_NEW_API	0
+#define ninep_idmap	user_namespace
 #endif
 
-#if V9FS_NEW_API
-
-/* The idmapping argument of inode operations: struct v9fs_idmap *. */
-#define v9fs_idmap	mnt_idmap
-#define V9FS_NOP_IDMAP	(&nop_mnt_idmap)
-
-static inline void v9fs_fillattr(struct mnt_idmap *idmap, u32 request_mask,
-				 struct inode *inode, struct kstat *stat)
+/* generic_fillattr() takes the request mask (6.6). */
+static inline void ninep_fillattr(struct ninep_idmap *idmap, u32 request_mask,
+				  struct inode *inode, struct kstat *stat)
 {
+#if NINEP_HAVE_FILLATTR_MASK
 	generic_fillattr(idmap, request_mask, inode, stat);
+#else
+	generic_fillattr(idmap, inode, stat);
+#endif
 }
 
-static inline void v9fs_set_atime(struct inode *inode, struct timespec64 ts)
+/* Inode times through accessors (6.7). */
+static inline void ninep_set_atime(struct inode *inode, struct timespec64 ts)
 {
+#if NINEP_HAVE_ATIME_TS
 	inode_set_atime_to_ts(inode, ts);
-}
-
-static inline void v9fs_set_mtime(struct inode *inode, struct timespec64 ts)
-{
-	inode_set_mtime_to_ts(inode, ts);
-}
-
-/* No page cache on the read path: splice through ->read_iter. */
-#define v9fs_splice_read	copy_splice_read
-
-#else /* 6.1 */
-
-#define v9fs_idmap	user_namespace
-#define V9FS_NOP_IDMAP	(&init_user_ns)
-
-static inline void v9fs_fillattr(struct user_namespace *ns, u32 request_mask,
-				 struct inode *inode, struct kstat *stat)
-{
-	generic_fillattr(ns, inode, stat);
-}
-
-static inline void v9fs_set_atime(struct inode *inode, struct timespec64 ts)
-{
+#else
 	inode->i_atime = ts;
+#endif
 }
 
-static inline void v9fs_set_mtime(struct inode *inode, struct timespec64 ts)
+static inline void ninep_set_mtime(struct inode *inode, struct timespec64 ts)
 {
+#if NINEP_HAVE_ATIME_TS
+	inode_set_mtime_to_ts(inode, ts);
+#else
 	inode->i_mtime = ts;
+#endif
 }
 
-/* 6.1's version goes through ->read_iter with an ITER_PIPE iterator. */
-#define v9fs_splice_read	generic_file_splice_read
-
-#endif /* V9FS_NEW_API */
+/*
+ * splice_read without the page cache (6.5): copy_splice_read goes through
+ * ->read_iter; before it, generic_file_splice_read did, with ITER_PIPE.
+ */
+#if NINEP_HAVE_COPY_SPLICE_READ
+#define ninep_splice_read	copy_splice_read
+#else
+#define ninep_splice_read	generic_file_splice_read
+#endif
 
 /* A new inode's times: now, as simple_inode_init_ts() does in 6.12. */
-static inline void v9fs_inode_init_ts(struct inode *inode)
+static inline void ninep_inode_init_ts(struct inode *inode)
 {
 	struct timespec64 now = inode_set_ctime_current(inode);
 
-	v9fs_set_atime(inode, now);
-	v9fs_set_mtime(inode, now);
+	ninep_set_atime(inode, now);
+	ninep_set_mtime(inode, now);
 }
 
-#endif /* V9FS_COMPAT_H */
+#endif /* NINEP_COMPAT_H */

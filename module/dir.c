@@ -8,6 +8,8 @@
  * re-reads from the start and skips up to it, so telldir/seekdir work as
  * long as the directory does not change in between.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/fs.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -19,10 +21,10 @@
  * One Tread's worth (msize less the Rread header, or the iounit if less):
  * a fill is then a single Tread, always at the offset the server expects.
  */
-static u32 v9fs_dirbuf_size(const struct v9fs_session *s,
-			    const struct v9fs_fid *fid)
+static u32 ninep_dirbuf_size(const struct ninep_session *s,
+			     const struct ninep_fid *fid)
 {
-	u32 size = v9fs_client_msize(s->clnt) - V9P_IOHDRSZ;
+	u32 size = ninep_client_msize(s->clnt) - V9P_IOHDRSZ;
 
 	if (fid->iounit && fid->iounit < size)
 		size = fid->iounit;
@@ -34,8 +36,8 @@ static u32 v9fs_dirbuf_size(const struct v9fs_session *s,
  * buffer is used up, 0 when the caller's buffer is full, or -EIO for a
  * record that does not decode.
  */
-static int v9fs_dir_emit_buf(struct v9fs_session *s, struct v9fs_open_file *of,
-			     struct dir_context *ctx)
+static int ninep_dir_emit_buf(struct ninep_session *s, struct ninep_open_file *of,
+			      struct dir_context *ctx)
 {
 	struct v9p_stat st;
 	u32 i = 0;
@@ -44,15 +46,15 @@ static int v9fs_dir_emit_buf(struct v9fs_session *s, struct v9fs_open_file *of,
 	while (i < of->dlen) {
 		n = v9p_stat_unpack(of->dbuf + i, of->dlen - i, s->dialect, &st);
 		if (n < 0) {
-			v9fs_err_dbg(s, "bad stat record at %llu: %d\n",
-				     of->doff + i, n);
+			ninep_err_dbg(s, "bad stat record at %llu: %d\n",
+				      of->doff + i, n);
 			return -EIO;
 		}
 		if (of->doff + i >= ctx->pos) {
 			/* A position inside a record moves to the next one. */
 			ctx->pos = of->doff + i;
 			if (!dir_emit(ctx, st.name.s, st.name.len,
-				      (ino_t)st.qid.path, v9fs_dtype(s, &st)))
+				      (ino_t)st.qid.path, ninep_dtype(s, &st)))
 				return 0;
 			ctx->pos = of->doff + i + n;
 		}
@@ -62,7 +64,7 @@ static int v9fs_dir_emit_buf(struct v9fs_session *s, struct v9fs_open_file *of,
 }
 
 /* Forget the buffered chunk: the next read starts the stream again at 0. */
-static void v9fs_dir_restart(struct v9fs_open_file *of)
+static void ninep_dir_restart(struct ninep_open_file *of)
 {
 	of->doff = 0;
 	of->dlen = 0;
@@ -70,8 +72,8 @@ static void v9fs_dir_restart(struct v9fs_open_file *of)
 }
 
 /* Read the next chunk of the stream; 0 at the end of the directory. */
-static int v9fs_dir_fill(struct v9fs_session *s, struct v9fs_open_file *of,
-			 u32 size)
+static int ninep_dir_fill(struct ninep_session *s, struct ninep_open_file *of,
+			  u32 size)
 {
 	struct kvec kv = { .iov_base = of->dbuf, .iov_len = size };
 	struct iov_iter to;
@@ -80,7 +82,7 @@ static int v9fs_dir_fill(struct v9fs_session *s, struct v9fs_open_file *of,
 	iov_iter_kvec(&to, ITER_DEST, &kv, 1, size);
 	of->doff = of->dnext;
 	of->dlen = 0;
-	n = v9fs_read(of->fid, of->dnext, &to);
+	n = ninep_read(of->fid, of->dnext, &to, 0);
 	if (n < 0)
 		return n;
 	of->dlen = n;
@@ -88,11 +90,11 @@ static int v9fs_dir_fill(struct v9fs_session *s, struct v9fs_open_file *of,
 	return n > 0;
 }
 
-static int v9fs_dir_readdir(struct file *file, struct dir_context *ctx)
+static int ninep_dir_readdir(struct file *file, struct dir_context *ctx)
 {
-	struct v9fs_session *s = v9fs_inode_session(file_inode(file));
-	struct v9fs_open_file *of = file->private_data;
-	u32 size = v9fs_dirbuf_size(s, of->fid);
+	struct ninep_session *s = ninep_inode_session(file_inode(file));
+	struct ninep_open_file *of = file->private_data;
+	u32 size = ninep_dirbuf_size(s, of->fid);
 	int ret;
 
 	if (!of->dbuf) {
@@ -102,37 +104,38 @@ static int v9fs_dir_readdir(struct file *file, struct dir_context *ctx)
 	}
 	/* rewinddir(): see the directory as it is now, not our old chunk. */
 	if (ctx->pos == 0 && of->dnext)
-		v9fs_dir_restart(of);
+		ninep_dir_restart(of);
 
 	for (;;) {
 		if (ctx->pos < of->doff) {
 			/* Behind the buffer: the server only restarts at 0. */
-			v9fs_dir_restart(of);
+			ninep_dir_restart(of);
 		} else if (ctx->pos < of->doff + of->dlen) {
-			ret = v9fs_dir_emit_buf(s, of, ctx);
+			ret = ninep_dir_emit_buf(s, of, ctx);
 			if (ret <= 0)
 				return ret;
 		}
-		ret = v9fs_dir_fill(s, of, size);
+		ret = ninep_dir_fill(s, of, size);
 		if (ret <= 0)
 			return ret;
 	}
 }
 
-static int v9fs_dir_fsync(struct file *file, loff_t start, loff_t end,
-			  int datasync)
+static int ninep_dir_fsync(struct file *file, loff_t start, loff_t end,
+			   int datasync)
 {
 	struct v9p_stat st;
 
 	v9p_stat_dont_touch(&st);
-	return v9fs_wstat(v9fs_file_fid(file), &st);
+	return ninep_wstat(ninep_file_fid(file), &st);
 }
 
-const struct file_operations v9fs_dir_fops = {
+const struct file_operations ninep_dir_fops = {
 	.llseek		= generic_file_llseek,
 	.read		= generic_read_dir,
-	.iterate_shared	= v9fs_dir_readdir,
-	.open		= v9fs_file_open,
-	.release	= v9fs_file_release,
-	.fsync		= v9fs_dir_fsync,
+	.iterate_shared	= ninep_dir_readdir,
+	.open		= ninep_file_open,
+	.release	= ninep_file_release,
+	.fsync		= ninep_dir_fsync,
+	.setlease	= simple_nosetlease,
 };

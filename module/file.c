@@ -6,6 +6,8 @@
  * through the client, and each open drops the cached pages so they are
  * fresh. Shared writable mappings are refused.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -16,7 +18,7 @@
 #include "v9fs.h"
 
 /* The 9P open mode for open(2) flags; O_TRUNC travels as OTRUNC. */
-u8 v9fs_open_mode(unsigned int f_flags)
+u8 ninep_open_mode(unsigned int f_flags)
 {
 	u8 mode;
 
@@ -40,29 +42,29 @@ u8 v9fs_open_mode(unsigned int f_flags)
  * Open a file or directory: clone the dentry's fid and Topen the clone,
  * which the open file then owns until release.
  */
-int v9fs_file_open(struct inode *inode, struct file *file)
+int ninep_file_open(struct inode *inode, struct file *file)
 {
-	struct v9fs_session *s = v9fs_inode_session(inode);
-	struct v9fs_fid *fid = v9fs_dentry_fid(file_dentry(file));
-	struct v9fs_open_file *of;
-	struct v9fs_fid *ofid;
+	struct ninep_session *s = ninep_inode_session(inode);
+	struct ninep_fid *fid = ninep_dentry_fid(file_dentry(file));
+	struct ninep_open_file *of;
+	struct ninep_fid *ofid;
 	u8 mode;
 	int err;
 
-	v9fs_vfs_dbg(s, "%pD flags 0%o\n", file, file->f_flags);
+	ninep_vfs_dbg(s, "%pD flags 0%o\n", file, file->f_flags);
 	if (!fid)
 		return -EIO;
 	of = kzalloc(sizeof(*of), GFP_KERNEL);
 	if (!of)
 		return -ENOMEM;
 
-	ofid = v9fs_walk(fid, 0, NULL);
+	ofid = ninep_walk(fid, 0, NULL);
 	if (IS_ERR(ofid)) {
 		err = PTR_ERR(ofid);
 		goto free_of;
 	}
-	mode = S_ISDIR(inode->i_mode) ? V9P_OREAD : v9fs_open_mode(file->f_flags);
-	err = v9fs_open(ofid, mode);
+	mode = S_ISDIR(inode->i_mode) ? V9P_OREAD : ninep_open_mode(file->f_flags);
+	err = ninep_open(ofid, mode);
 	if (err)
 		goto put_fid;
 
@@ -74,33 +76,34 @@ int v9fs_file_open(struct inode *inode, struct file *file)
 	return 0;
 
 put_fid:
-	v9fs_fid_put(ofid);
+	ninep_fid_put(ofid);
 free_of:
 	kfree(of);
 	return err;
 }
 
-int v9fs_file_release(struct inode *inode, struct file *file)
+int ninep_file_release(struct inode *inode, struct file *file)
 {
-	struct v9fs_open_file *of = file->private_data;
+	struct ninep_open_file *of = file->private_data;
 
 	if (!of)
 		return 0;
 	file->private_data = NULL;
-	v9fs_fid_put(of->fid);
+	ninep_fid_put(of->fid);
 	kvfree(of->dbuf);
 	kfree(of);
 	return 0;
 }
 
-static ssize_t v9fs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+static ssize_t ninep_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	struct v9fs_fid *fid = v9fs_file_fid(iocb->ki_filp);
+	struct ninep_fid *fid = ninep_file_fid(iocb->ki_filp);
 	ssize_t n;
 
 	if (!iov_iter_count(to))
 		return 0;
-	n = v9fs_read(fid, iocb->ki_pos, to);
+	n = ninep_read(fid, iocb->ki_pos, to,
+		       i_size_read(file_inode(iocb->ki_filp)));
 	if (n > 0)
 		iocb->ki_pos += n;
 	return n;
@@ -114,17 +117,17 @@ static ssize_t v9fs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
  * append racing with another client's write between the two messages can
  * still land short of the end (no protocol-level atomic append exists).
  */
-static ssize_t v9fs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+static ssize_t ninep_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file_inode(file);
-	struct v9fs_fid *fid = v9fs_file_fid(file);
+	struct ninep_fid *fid = ninep_file_fid(file);
 	loff_t pos;
 	ssize_t ret;
 
 	inode_lock(inode);
 	if (iocb->ki_flags & IOCB_APPEND) {
-		ret = v9fs_refresh_inode(inode, fid);
+		ret = ninep_refresh_inode(inode, fid);
 		if (ret)
 			goto out;
 	}
@@ -133,11 +136,10 @@ static ssize_t v9fs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		goto out;
 
 	pos = iocb->ki_pos;
-	ret = v9fs_write(fid, pos, from);
+	ret = ninep_write(fid, pos, from, i_size_read(inode));
 	if (ret > 0) {
 		iocb->ki_pos = pos + ret;
-		if (iocb->ki_pos > i_size_read(inode))
-			i_size_write(inode, iocb->ki_pos);
+		ninep_i_size_set(inode, iocb->ki_pos, true);
 		/* Pages a private mapping read earlier are now stale. */
 		if (inode->i_mapping->nrpages)
 			invalidate_inode_pages2_range(inode->i_mapping,
@@ -152,12 +154,12 @@ out:
 }
 
 /* No size cache: SEEK_END and friends ask the server for the size first. */
-static loff_t v9fs_file_llseek(struct file *file, loff_t offset, int whence)
+static loff_t ninep_file_llseek(struct file *file, loff_t offset, int whence)
 {
 	int err;
 
 	if (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE) {
-		err = v9fs_refresh_inode(file_inode(file), v9fs_file_fid(file));
+		err = ninep_refresh_inode(file_inode(file), ninep_file_fid(file));
 		if (err)
 			return err;
 	}
@@ -165,17 +167,17 @@ static loff_t v9fs_file_llseek(struct file *file, loff_t offset, int whence)
 }
 
 /* Twstat with every field "don't touch" asks the server to commit (stat(5)). */
-static int v9fs_file_fsync(struct file *file, loff_t start, loff_t end,
-			   int datasync)
+static int ninep_file_fsync(struct file *file, loff_t start, loff_t end,
+			    int datasync)
 {
 	struct v9p_stat st;
 
 	v9p_stat_dont_touch(&st);
-	return v9fs_wstat(v9fs_file_fid(file), &st);
+	return ninep_wstat(ninep_file_fid(file), &st);
 }
 
 /* Fill one page-cache folio for a mapping, through the mapping's open fid. */
-static int v9fs_read_folio(struct file *file, struct folio *folio)
+static int ninep_read_folio(struct file *file, struct folio *folio)
 {
 	size_t len = folio_size(folio);
 	struct bio_vec bv = {
@@ -190,7 +192,8 @@ static int v9fs_read_folio(struct file *file, struct folio *folio)
 	if (!file || !file->private_data)
 		goto out;
 	iov_iter_bvec(&to, ITER_DEST, &bv, 1, len);
-	n = v9fs_read(v9fs_file_fid(file), folio_pos(folio), &to);
+	n = ninep_read(ninep_file_fid(file), folio_pos(folio), &to,
+		       i_size_read(folio->mapping->host));
 	if (n < 0) {
 		err = n;
 		goto out;
@@ -204,19 +207,20 @@ out:
 	return err;
 }
 
-const struct address_space_operations v9fs_aops = {
-	.read_folio	= v9fs_read_folio,
+const struct address_space_operations ninep_aops = {
+	.read_folio	= ninep_read_folio,
 	.direct_IO	= noop_direct_IO,	/* I/O is direct already */
 };
 
-const struct file_operations v9fs_file_fops = {
-	.llseek		= v9fs_file_llseek,
-	.read_iter	= v9fs_file_read_iter,
-	.write_iter	= v9fs_file_write_iter,
+const struct file_operations ninep_file_fops = {
+	.llseek		= ninep_file_llseek,
+	.read_iter	= ninep_file_read_iter,
+	.write_iter	= ninep_file_write_iter,
 	.mmap		= generic_file_readonly_mmap,
-	.open		= v9fs_file_open,
-	.release	= v9fs_file_release,
-	.fsync		= v9fs_file_fsync,
-	.splice_read	= v9fs_splice_read,
+	.open		= ninep_file_open,
+	.release	= ninep_file_release,
+	.fsync		= ninep_file_fsync,
+	.splice_read	= ninep_splice_read,
 	.splice_write	= iter_file_splice_write,
+	.setlease	= simple_nosetlease,	/* nothing would break a lease */
 };

@@ -9,7 +9,10 @@
  * files clone it. Nothing is cached: a dentry is dropped as soon as it is
  * unused, and lookup and getattr ask the server, as the seed did.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/fs.h>
+#include <linux/random.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
@@ -19,66 +22,80 @@
 
 #include "v9fs.h"
 
-static struct kmem_cache *v9fs_inode_cachep;
+static struct kmem_cache *ninep_inode_cachep;
 
-static const struct inode_operations v9fs_dir_iops;
-static const struct inode_operations v9fs_file_iops;
-static const struct inode_operations v9fs_symlink_iops;
+static const struct inode_operations ninep_dir_iops;
+static const struct inode_operations ninep_file_iops;
+static const struct inode_operations ninep_symlink_iops;
 
-struct inode *v9fs_alloc_inode(struct super_block *sb)
+struct inode *ninep_alloc_inode(struct super_block *sb)
 {
-	struct v9fs_inode *vi;
+	struct ninep_inode *vi;
 
-	vi = alloc_inode_sb(sb, v9fs_inode_cachep, GFP_KERNEL);
+	vi = alloc_inode_sb(sb, ninep_inode_cachep, GFP_KERNEL);
 	if (!vi)
 		return NULL;
 	memset(&vi->qid, 0, sizeof(vi->qid));
 	return &vi->vfs_inode;
 }
 
-void v9fs_free_inode(struct inode *inode)
+void ninep_free_inode(struct inode *inode)
 {
-	kmem_cache_free(v9fs_inode_cachep, V9FS_I(inode));
+	kmem_cache_free(ninep_inode_cachep, NINEP_I(inode));
 }
 
-static void v9fs_inode_once(void *p)
+static void ninep_inode_once(void *p)
 {
-	struct v9fs_inode *vi = p;
+	struct ninep_inode *vi = p;
 
 	inode_init_once(&vi->vfs_inode);
 }
 
-int v9fs_inode_cache_init(void)
+int ninep_inode_cache_init(void)
 {
-	v9fs_inode_cachep = kmem_cache_create("v9fs_inode_cache",
-					      sizeof(struct v9fs_inode), 0,
+	ninep_inode_cachep = kmem_cache_create("9p2000_inode",
+					       sizeof(struct ninep_inode), 0,
 					      SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
-					      v9fs_inode_once);
-	return v9fs_inode_cachep ? 0 : -ENOMEM;
+					      ninep_inode_once);
+	return ninep_inode_cachep ? 0 : -ENOMEM;
 }
 
-void v9fs_inode_cache_exit(void)
+void ninep_inode_cache_exit(void)
 {
 	/* free_inode runs after an RCU grace period: wait for the last ones. */
 	rcu_barrier();
-	kmem_cache_destroy(v9fs_inode_cachep);
+	kmem_cache_destroy(ninep_inode_cachep);
+}
+
+/*
+ * i_size_write() needs its writers serialised (a seqcount on 32-bit SMP).
+ * A write(2) sets the size under the inode lock, but attribute refreshes
+ * (getattr, lookup, llseek, open) do not hold it: every writer takes
+ * i_lock instead. @grow: only raise the size (the end of a write).
+ */
+void ninep_i_size_set(struct inode *inode, loff_t size, bool grow)
+{
+	spin_lock(&inode->i_lock);
+	if (!grow || size > i_size_read(inode))
+		i_size_write(inode, size);
+	spin_unlock(&inode->i_lock);
 }
 
 /* ---- mode mapping (seed semantics) ---- */
 
 /* Linux mode to 9P perm, for Tcreate and Twstat. */
-static u32 v9fs_unix_to_p9mode(const struct v9fs_session *s, umode_t mode)
+static u32 ninep_unix_to_p9mode(const struct ninep_session *s, umode_t mode)
 {
 	u32 perm = mode & 0777;
 
 	if (S_ISDIR(mode))
 		perm |= V9P_DMDIR;
-	if (!v9fs_extended(s))
+	if (!ninep_extended(s))
 		return perm;
 
 	if (S_ISLNK(mode))
 		perm |= V9P_DMSYMLINK;
-	if (!(s->flags & V9FS_NODEVMAP)) {
+	if (!(s->flags & NINEP_NODEVMAP)) {
 		if (S_ISSOCK(mode))
 			perm |= V9P_DMSOCKET;
 		if (S_ISFIFO(mode))
@@ -99,7 +116,7 @@ static u32 v9fs_unix_to_p9mode(const struct v9fs_session *s, umode_t mode)
  * A device's extension string is "b MAJOR MINOR" or "c MAJOR MINOR".
  * Returns S_IFBLK or S_IFCHR and fills *rdev, or 0 if it is malformed.
  */
-static umode_t v9fs_parse_device(const struct v9p_str *ext, dev_t *rdev)
+static umode_t ninep_parse_device(const struct v9p_str *ext, dev_t *rdev)
 {
 	char buf[32];
 	unsigned int major, minor;
@@ -122,10 +139,10 @@ static umode_t v9fs_parse_device(const struct v9p_str *ext, dev_t *rdev)
 }
 
 /* 9P stat to Linux mode (type and permission bits) and device number. */
-static umode_t v9fs_stat_mode(const struct v9fs_session *s,
-			      const struct v9p_stat *st, dev_t *rdev)
+static umode_t ninep_stat_mode(const struct ninep_session *s,
+			       const struct v9p_stat *st, dev_t *rdev)
 {
-	bool special = v9fs_extended(s) && !(s->flags & V9FS_NODEVMAP);
+	bool special = ninep_extended(s) && !(s->flags & NINEP_NODEVMAP);
 	u32 m = st->mode;
 	umode_t mode = m & 0777;
 	umode_t type = S_IFREG;
@@ -133,18 +150,18 @@ static umode_t v9fs_stat_mode(const struct v9fs_session *s,
 	*rdev = 0;
 	if (m & V9P_DMDIR)
 		type = S_IFDIR;
-	else if (v9fs_extended(s) && (m & V9P_DMSYMLINK))
+	else if (ninep_extended(s) && (m & V9P_DMSYMLINK))
 		type = S_IFLNK;
 	else if (special && (m & V9P_DMSOCKET))
 		type = S_IFSOCK;
 	else if (special && (m & V9P_DMNAMEDPIPE))
 		type = S_IFIFO;
 	else if (special && (m & V9P_DMDEVICE))
-		type = v9fs_parse_device(&st->extension, rdev) ?: S_IFREG;
+		type = ninep_parse_device(&st->extension, rdev) ?: S_IFREG;
 	if (type == S_IFREG)
 		*rdev = 0;
 
-	if (v9fs_extended(s)) {
+	if (ninep_extended(s)) {
 		if (m & V9P_DMSETUID)
 			mode |= S_ISUID;
 		if (m & V9P_DMSETGID)
@@ -155,18 +172,18 @@ static umode_t v9fs_stat_mode(const struct v9fs_session *s,
 	return type | mode;
 }
 
-unsigned int v9fs_dtype(const struct v9fs_session *s, const struct v9p_stat *st)
+unsigned int ninep_dtype(const struct ninep_session *s, const struct v9p_stat *st)
 {
 	dev_t rdev;
 
-	return fs_umode_to_dtype(v9fs_stat_mode(s, st, &rdev));
+	return fs_umode_to_dtype(ninep_stat_mode(s, st, &rdev));
 }
 
 /*
  * 9P2000.u has no link count; a server may put "HARDLINKCOUNT n" in the
  * extension of a regular file (the in-tree client's convention).
  */
-static void v9fs_link_count(struct inode *inode, const struct v9p_str *ext)
+static void ninep_link_count(struct inode *inode, const struct v9p_str *ext)
 {
 	static const char tag[] = "HARDLINKCOUNT ";
 	unsigned int n;
@@ -186,12 +203,12 @@ static void v9fs_link_count(struct inode *inode, const struct v9p_str *ext)
  * inode never changes here: lookup finds a new inode for a file whose type
  * did (the type is part of the key).
  */
-void v9fs_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
+void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
 {
-	struct v9fs_session *s = v9fs_inode_session(inode);
+	struct ninep_session *s = ninep_inode_session(inode);
 	struct timespec64 ts = { .tv_nsec = 0 };
 	dev_t rdev;
-	umode_t mode = v9fs_stat_mode(s, st, &rdev);
+	umode_t mode = ninep_stat_mode(s, st, &rdev);
 	umode_t type = inode->i_mode & S_IFMT;
 
 	if (!type)
@@ -200,7 +217,7 @@ void v9fs_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
 
 	inode->i_uid = s->uid;
 	inode->i_gid = s->gid;
-	if (v9fs_extended(s)) {
+	if (ninep_extended(s)) {
 		if (st->n_uid != V9P_NONUNAME)
 			inode->i_uid = make_kuid(&init_user_ns, st->n_uid);
 		if (st->n_gid != V9P_NONUNAME)
@@ -208,38 +225,38 @@ void v9fs_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
 	}
 
 	ts.tv_sec = st->atime;
-	v9fs_set_atime(inode, ts);
+	ninep_set_atime(inode, ts);
 	ts.tv_sec = st->mtime;
-	v9fs_set_mtime(inode, ts);
+	ninep_set_mtime(inode, ts);
 	inode_set_ctime_to_ts(inode, ts);	/* 9P2000 has no ctime */
 
 	if (!S_ISDIR(inode->i_mode))
-		i_size_write(inode, st->length);
-	if (v9fs_extended(s) && S_ISREG(inode->i_mode) && inode->i_nlink)
-		v9fs_link_count(inode, &st->extension);
+		ninep_i_size_set(inode, st->length, false);
+	if (ninep_extended(s) && S_ISREG(inode->i_mode) && inode->i_nlink)
+		ninep_link_count(inode, &st->extension);
 	inode->i_blocks = (st->length + 511) >> 9;
-	V9FS_I(inode)->qid.version = st->qid.version;
+	NINEP_I(inode)->qid.version = st->qid.version;
 }
 
-struct v9fs_iget_key {
+struct ninep_iget_key {
 	u64 path;
 	umode_t type;
 };
 
-static int v9fs_iget_test(struct inode *inode, void *data)
+static int ninep_iget_test(struct inode *inode, void *data)
 {
-	const struct v9fs_iget_key *key = data;
+	const struct ninep_iget_key *key = data;
 
 	/* An unlinked inode may still be open; a reused qid is a new file. */
-	return V9FS_I(inode)->qid.path == key->path &&
+	return NINEP_I(inode)->qid.path == key->path &&
 	       (inode->i_mode & S_IFMT) == key->type && inode->i_nlink;
 }
 
-static int v9fs_iget_set(struct inode *inode, void *data)
+static int ninep_iget_set(struct inode *inode, void *data)
 {
-	const struct v9fs_iget_key *key = data;
+	const struct ninep_iget_key *key = data;
 
-	V9FS_I(inode)->qid.path = key->path;
+	NINEP_I(inode)->qid.path = key->path;
 	inode->i_ino = key->path;
 	inode->i_mode = key->type;
 	return 0;
@@ -251,76 +268,76 @@ static int v9fs_iget_set(struct inode *inode, void *data)
  * a new file without a stat the creator's mode and owner stand in until the
  * next getattr asks the server.
  */
-static struct inode *v9fs_iget(struct super_block *sb,
-			       const struct v9p_qid *qid, umode_t mode,
+static struct inode *ninep_iget(struct super_block *sb,
+				const struct v9p_qid *qid, umode_t mode,
 			       dev_t rdev, const struct v9p_stat *st)
 {
-	struct v9fs_session *s = v9fs_sb_session(sb);
-	struct v9fs_iget_key key = { .path = qid->path, .type = mode & S_IFMT };
+	struct ninep_session *s = ninep_sb_session(sb);
+	struct ninep_iget_key key = { .path = qid->path, .type = mode & S_IFMT };
 	struct inode *inode;
 
-	inode = iget5_locked(sb, (unsigned long)qid->path, v9fs_iget_test,
-			     v9fs_iget_set, &key);
+	inode = iget5_locked(sb, (unsigned long)qid->path, ninep_iget_test,
+			     ninep_iget_set, &key);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
 
 	if (inode->i_state & I_NEW) {
-		V9FS_I(inode)->qid = *qid;
+		NINEP_I(inode)->qid = *qid;
 		inode->i_mode = mode;
 		inode->i_blkbits = sb->s_blocksize_bits;
-		inode->i_mapping->a_ops = &v9fs_aops;
+		inode->i_mapping->a_ops = &ninep_aops;
 		switch (mode & S_IFMT) {
 		case S_IFDIR:
 			set_nlink(inode, 2);
-			inode->i_op = &v9fs_dir_iops;
-			inode->i_fop = &v9fs_dir_fops;
+			inode->i_op = &ninep_dir_iops;
+			inode->i_fop = &ninep_dir_fops;
 			break;
 		case S_IFREG:
-			inode->i_op = &v9fs_file_iops;
-			inode->i_fop = &v9fs_file_fops;
+			inode->i_op = &ninep_file_iops;
+			inode->i_fop = &ninep_file_fops;
 			break;
 		case S_IFLNK:
-			inode->i_op = &v9fs_symlink_iops;
+			inode->i_op = &ninep_symlink_iops;
 			break;
 		default:
-			inode->i_op = &v9fs_file_iops;
+			inode->i_op = &ninep_file_iops;
 			init_special_inode(inode, mode, rdev);
 			break;
 		}
 		if (st) {
-			v9fs_stat_to_inode(inode, st);
+			ninep_stat_to_inode(inode, st);
 		} else {
-			inode->i_uid = v9fs_extended(s) ? current_fsuid() : s->uid;
-			inode->i_gid = v9fs_extended(s) ? current_fsgid() : s->gid;
-			v9fs_inode_init_ts(inode);
+			inode->i_uid = ninep_extended(s) ? current_fsuid() : s->uid;
+			inode->i_gid = ninep_extended(s) ? current_fsgid() : s->gid;
+			ninep_inode_init_ts(inode);
 		}
 		unlock_new_inode(inode);
 	} else if (st) {
-		v9fs_stat_to_inode(inode, st);
+		ninep_stat_to_inode(inode, st);
 	}
 	return inode;
 }
 
-struct inode *v9fs_inode_from_stat(struct super_block *sb,
-				   const struct v9p_stat *st)
+struct inode *ninep_inode_from_stat(struct super_block *sb,
+				    const struct v9p_stat *st)
 {
 	dev_t rdev;
-	umode_t mode = v9fs_stat_mode(v9fs_sb_session(sb), st, &rdev);
+	umode_t mode = ninep_stat_mode(ninep_sb_session(sb), st, &rdev);
 
-	return v9fs_iget(sb, &st->qid, mode, rdev, st);
+	return ninep_iget(sb, &st->qid, mode, rdev, st);
 }
 
 /* One Tstat on @fid, applied to @inode. */
-int v9fs_refresh_inode(struct inode *inode, struct v9fs_fid *fid)
+int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 {
 	struct v9p_stat *st;
 
 	if (!fid)
 		return -EIO;
-	st = v9fs_stat(fid);
+	st = ninep_stat(fid);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	v9fs_stat_to_inode(inode, st);
+	ninep_stat_to_inode(inode, st);
 	kfree(st);
 	return 0;
 }
@@ -328,13 +345,13 @@ int v9fs_refresh_inode(struct inode *inode, struct v9fs_fid *fid)
 /* ---- dentries ---- */
 
 /* Give @dentry its fid; the caller's reference moves to the dentry. */
-void v9fs_dentry_set_fid(struct dentry *dentry, struct v9fs_fid *fid)
+void ninep_dentry_set_fid(struct dentry *dentry, struct ninep_fid *fid)
 {
-	struct v9fs_fid *old = dentry->d_fsdata;
+	struct ninep_fid *old = dentry->d_fsdata;
 
 	dentry->d_fsdata = fid;
 	if (old)
-		v9fs_fid_put(old);
+		ninep_fid_put(old);
 }
 
 /*
@@ -346,20 +363,20 @@ void v9fs_dentry_set_fid(struct dentry *dentry, struct v9fs_fid *fid)
  * by getattr. Checking it with a Tstat at each step of a walk cost one
  * message per name, for nothing getattr does not fetch again anyway.
  */
-static void v9fs_d_release(struct dentry *dentry)
+static void ninep_d_release(struct dentry *dentry)
 {
-	v9fs_dentry_set_fid(dentry, NULL);
+	ninep_dentry_set_fid(dentry, NULL);
 }
 
-const struct dentry_operations v9fs_dentry_ops = {
+const struct dentry_operations ninep_dentry_ops = {
 	.d_delete	= always_delete_dentry,
-	.d_release	= v9fs_d_release,
+	.d_release	= ninep_d_release,
 };
 
 /* The fid of @dentry's parent; the caller holds the parent's i_rwsem. */
-static struct v9fs_fid *v9fs_parent_fid(struct dentry *dentry)
+static struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
 {
-	return v9fs_dentry_fid(dentry->d_parent);
+	return ninep_dentry_fid(dentry->d_parent);
 }
 
 /* ---- lookup ---- */
@@ -369,44 +386,44 @@ static struct v9fs_fid *v9fs_parent_fid(struct dentry *dentry)
  * from a Tstat; the new fid goes on @dentry, before it becomes visible.
  * A name that is not there is -ENOENT.
  */
-static struct inode *v9fs_walk_dentry(struct inode *dir, struct dentry *dentry)
+static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 {
 	const char *name = dentry->d_name.name;
-	struct v9fs_fid *dfid = v9fs_parent_fid(dentry);
-	struct v9fs_fid *fid;
+	struct ninep_fid *dfid = ninep_parent_fid(dentry);
+	struct ninep_fid *fid;
 	struct v9p_stat *st;
 	struct inode *inode;
 
 	if (!dfid)
 		return ERR_PTR(-EIO);
-	fid = v9fs_walk(dfid, 1, &name);
+	fid = ninep_walk(dfid, 1, &name);
 	if (IS_ERR(fid))
 		return ERR_CAST(fid);
-	st = v9fs_stat(fid);
+	st = ninep_stat(fid);
 	if (IS_ERR(st)) {
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 		return ERR_CAST(st);
 	}
-	inode = v9fs_inode_from_stat(dir->i_sb, st);
+	inode = ninep_inode_from_stat(dir->i_sb, st);
 	kfree(st);
 	if (IS_ERR(inode)) {
-		v9fs_fid_put(fid);
+		ninep_fid_put(fid);
 		return inode;
 	}
-	v9fs_dentry_set_fid(dentry, fid);
+	ninep_dentry_set_fid(dentry, fid);
 	return inode;
 }
 
-static struct dentry *v9fs_lookup(struct inode *dir, struct dentry *dentry,
-				  unsigned int flags)
+static struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
+				   unsigned int flags)
 {
 	struct inode *inode;
 
-	v9fs_vfs_dbg(v9fs_inode_session(dir), "%pd\n", dentry);
+	ninep_vfs_dbg(ninep_inode_session(dir), "%pd\n", dentry);
 	if (dentry->d_name.len > NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);
 
-	inode = v9fs_walk_dentry(dir, dentry);
+	inode = ninep_walk_dentry(dir, dentry);
 	if (IS_ERR(inode)) {
 		/* Gone before the Tstat counts as not there: negative. */
 		if (PTR_ERR(inode) != -ENOENT)
@@ -429,34 +446,34 @@ static struct dentry *v9fs_lookup(struct inode *dir, struct dentry *dentry,
  * it. Returns the open fid through @ofidp, or puts it when @ofidp is NULL.
  * @link_inode, for a hard link, is the inode the new name shares.
  */
-static int v9fs_create_common(struct inode *dir, struct dentry *dentry,
-			      umode_t mode, dev_t rdev, u8 omode,
+static int ninep_create_common(struct inode *dir, struct dentry *dentry,
+			       umode_t mode, dev_t rdev, u8 omode,
 			      const char *ext, u32 extra_perm,
 			      struct inode *link_inode,
-			      struct v9fs_fid **ofidp)
+			      struct ninep_fid **ofidp)
 {
-	struct v9fs_session *s = v9fs_inode_session(dir);
+	struct ninep_session *s = ninep_inode_session(dir);
 	const char *name = dentry->d_name.name;
-	struct v9fs_fid *dfid = v9fs_parent_fid(dentry);
-	struct v9fs_fid *ofid, *fid;
+	struct ninep_fid *dfid = ninep_parent_fid(dentry);
+	struct ninep_fid *ofid, *fid;
 	struct inode *inode;
 	int err;
 
-	v9fs_vfs_dbg(s, "%pd mode 0%o omode 0x%x\n", dentry, mode, omode);
+	ninep_vfs_dbg(s, "%pd mode 0%o omode 0x%x\n", dentry, mode, omode);
 	if (dentry->d_name.len > NAME_MAX)
 		return -ENAMETOOLONG;
 	if (!dfid)
 		return -EIO;
 
-	ofid = v9fs_walk(dfid, 0, NULL);
+	ofid = ninep_walk(dfid, 0, NULL);
 	if (IS_ERR(ofid))
 		return PTR_ERR(ofid);
-	err = v9fs_create(ofid, name, v9fs_unix_to_p9mode(s, mode) | extra_perm,
-			  omode, ext);
+	err = ninep_create(ofid, name, ninep_unix_to_p9mode(s, mode) | extra_perm,
+			   omode, ext);
 	if (err)
 		goto put_ofid;
 
-	fid = v9fs_walk(dfid, 1, &name);
+	fid = ninep_walk(dfid, 1, &name);
 	if (IS_ERR(fid)) {
 		err = PTR_ERR(fid);
 		goto put_ofid;
@@ -466,38 +483,38 @@ static int v9fs_create_common(struct inode *dir, struct dentry *dentry,
 		inc_nlink(link_inode);
 		inode = link_inode;
 	} else {
-		inode = v9fs_iget(dir->i_sb, &fid->qid, mode, rdev, NULL);
+		inode = ninep_iget(dir->i_sb, &fid->qid, mode, rdev, NULL);
 		if (IS_ERR(inode)) {
 			err = PTR_ERR(inode);
-			v9fs_fid_put(fid);
+			ninep_fid_put(fid);
 			goto put_ofid;
 		}
 	}
-	v9fs_dentry_set_fid(dentry, fid);
+	ninep_dentry_set_fid(dentry, fid);
 	d_instantiate(dentry, inode);
 
 	if (ofidp)
 		*ofidp = ofid;
 	else
-		v9fs_fid_put(ofid);
+		ninep_fid_put(ofid);
 	return 0;
 
 put_ofid:
-	v9fs_fid_put(ofid);
+	ninep_fid_put(ofid);
 	return err;
 }
 
-static int v9fs_vfs_create(struct v9fs_idmap *idmap, struct inode *dir,
-			   struct dentry *dentry, umode_t mode, bool excl)
+static int ninep_vfs_create(struct ninep_idmap *idmap, struct inode *dir,
+			    struct dentry *dentry, umode_t mode, bool excl)
 {
-	return v9fs_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
+	return ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
 				  V9P_OREAD, NULL, 0, NULL, NULL);
 }
 
 /* Walk to an existing name and make the negative @dentry positive. */
-static int v9fs_instantiate_existing(struct inode *dir, struct dentry *dentry)
+static int ninep_instantiate_existing(struct inode *dir, struct dentry *dentry)
 {
-	struct inode *inode = v9fs_walk_dentry(dir, dentry);
+	struct inode *inode = ninep_walk_dentry(dir, dentry);
 
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
@@ -506,7 +523,7 @@ static int v9fs_instantiate_existing(struct inode *dir, struct dentry *dentry)
 }
 
 /* finish_open() callback for a file Tcreate already opened. */
-static int v9fs_open_created(struct inode *inode, struct file *file)
+static int ninep_open_created(struct inode *inode, struct file *file)
 {
 	return 0;
 }
@@ -516,17 +533,17 @@ static int v9fs_open_created(struct inode *inode, struct file *file)
  * client made it since our lookup) and O_EXCL is not set, the existing file
  * is looked up and opened the ordinary way.
  */
-static int v9fs_atomic_open(struct inode *dir, struct dentry *dentry,
-			    struct file *file, unsigned int flags,
+static int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
+			     struct file *file, unsigned int flags,
 			    umode_t mode)
 {
 	struct dentry *res = NULL;
-	struct v9fs_open_file *of;
-	struct v9fs_fid *ofid;
+	struct ninep_open_file *of;
+	struct ninep_fid *ofid;
 	int err;
 
 	if (d_in_lookup(dentry)) {
-		res = v9fs_lookup(dir, dentry, 0);
+		res = ninep_lookup(dir, dentry, 0);
 		if (IS_ERR(res))
 			return PTR_ERR(res);
 		if (res)
@@ -540,12 +557,12 @@ static int v9fs_atomic_open(struct inode *dir, struct dentry *dentry,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = v9fs_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
-				 v9fs_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
+	err = ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
+				  ninep_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
 				 NULL, &ofid);
 	if (err == -EEXIST && !(flags & O_EXCL)) {
 		kfree(of);
-		err = v9fs_instantiate_existing(dir, dentry);
+		err = ninep_instantiate_existing(dir, dentry);
 		if (err)
 			goto out;
 		return finish_no_open(file, res);
@@ -558,10 +575,10 @@ static int v9fs_atomic_open(struct inode *dir, struct dentry *dentry,
 	of->fid = ofid;
 	file->private_data = of;
 	file->f_mode |= FMODE_CREATED;
-	err = finish_open(file, dentry, v9fs_open_created);
+	err = finish_open(file, dentry, ninep_open_created);
 	if (err) {
 		file->private_data = NULL;
-		v9fs_fid_put(ofid);
+		ninep_fid_put(ofid);
 		kfree(of);
 	}
 out:
@@ -569,51 +586,51 @@ out:
 	return err;
 }
 
-static int v9fs_vfs_mkdir(struct v9fs_idmap *idmap, struct inode *dir,
-			  struct dentry *dentry, umode_t mode)
+static int ninep_vfs_mkdir(struct ninep_idmap *idmap, struct inode *dir,
+			   struct dentry *dentry, umode_t mode)
 {
 	/* A directory's link count stays 2: 9P2000 reports none to track. */
-	return v9fs_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFDIR, 0,
+	return ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFDIR, 0,
 				  V9P_OREAD, NULL, 0, NULL, NULL);
 }
 
-static int v9fs_vfs_symlink(struct v9fs_idmap *idmap, struct inode *dir,
-			    struct dentry *dentry, const char *target)
+static int ninep_vfs_symlink(struct ninep_idmap *idmap, struct inode *dir,
+			     struct dentry *dentry, const char *target)
 {
-	if (!v9fs_extended(v9fs_inode_session(dir)))
+	if (!ninep_extended(ninep_inode_session(dir)))
 		return -EPERM;
-	return v9fs_create_common(dir, dentry, S_IFLNK | 0777, 0, V9P_OREAD,
+	return ninep_create_common(dir, dentry, S_IFLNK | 0777, 0, V9P_OREAD,
 				  target, 0, NULL, NULL);
 }
 
 /* .u hard link: the extension names the target by its fid number. */
-static int v9fs_vfs_link(struct dentry *old_dentry, struct inode *dir,
-			 struct dentry *dentry)
+static int ninep_vfs_link(struct dentry *old_dentry, struct inode *dir,
+			  struct dentry *dentry)
 {
-	struct v9fs_fid *ofid = v9fs_dentry_fid(old_dentry);
+	struct ninep_fid *ofid = ninep_dentry_fid(old_dentry);
 	struct inode *inode = d_inode(old_dentry);
 	char ext[16];
 
-	if (!v9fs_extended(v9fs_inode_session(dir)))
+	if (!ninep_extended(ninep_inode_session(dir)))
 		return -EPERM;
 	if (!ofid)
 		return -EIO;
 	snprintf(ext, sizeof(ext), "%u", ofid->fid);
 	/* The perm is DMLINK alone: S_IFREG maps to no other bit. */
-	return v9fs_create_common(dir, dentry, S_IFREG, 0, V9P_OREAD, ext,
+	return ninep_create_common(dir, dentry, S_IFREG, 0, V9P_OREAD, ext,
 				  V9P_DMLINK, inode, NULL);
 }
 
-static int v9fs_vfs_mknod(struct v9fs_idmap *idmap, struct inode *dir,
-			  struct dentry *dentry, umode_t mode, dev_t rdev)
+static int ninep_vfs_mknod(struct ninep_idmap *idmap, struct inode *dir,
+			   struct dentry *dentry, umode_t mode, dev_t rdev)
 {
-	struct v9fs_session *s = v9fs_inode_session(dir);
+	struct ninep_session *s = ninep_inode_session(dir);
 	char ext[32];
 
 	if (S_ISREG(mode))
-		return v9fs_vfs_create(idmap, dir, dentry, mode, false);
+		return ninep_vfs_create(idmap, dir, dentry, mode, false);
 	/* Special files exist only in .u, and not when shown as plain files. */
-	if (!v9fs_extended(s) || (s->flags & V9FS_NODEVMAP))
+	if (!ninep_extended(s) || (s->flags & NINEP_NODEVMAP))
 		return -EPERM;
 
 	if (S_ISCHR(mode) || S_ISBLK(mode)) {
@@ -625,7 +642,7 @@ static int v9fs_vfs_mknod(struct v9fs_idmap *idmap, struct inode *dir,
 	} else {
 		return -EINVAL;
 	}
-	return v9fs_create_common(dir, dentry, mode, rdev, V9P_OREAD, ext, 0,
+	return ninep_create_common(dir, dentry, mode, rdev, V9P_OREAD, ext, 0,
 				  NULL, NULL);
 }
 
@@ -635,17 +652,17 @@ static int v9fs_vfs_mknod(struct v9fs_idmap *idmap, struct inode *dir,
  * Tremove clunks the fid it is given, even when it fails, so it gets a
  * clone: the dentry's own fid stays valid for whoever still holds it.
  */
-static int v9fs_remove_dentry(struct dentry *dentry)
+static int ninep_remove_dentry(struct dentry *dentry)
 {
-	struct v9fs_fid *fid = v9fs_dentry_fid(dentry);
-	struct v9fs_fid *clone;
+	struct ninep_fid *fid = ninep_dentry_fid(dentry);
+	struct ninep_fid *clone;
 
 	if (!fid)
 		return -EIO;
-	clone = v9fs_walk(fid, 0, NULL);
+	clone = ninep_walk(fid, 0, NULL);
 	if (IS_ERR(clone))
 		return PTR_ERR(clone);
-	return v9fs_remove(clone);
+	return ninep_remove(clone);
 }
 
 /*
@@ -653,43 +670,95 @@ static int v9fs_remove_dentry(struct dentry *dentry)
  * or HARDLINKCOUNT), so two names looked up apart can share an inode whose
  * count is 1: never drop below 0.
  */
-static void v9fs_drop_nlink(struct inode *inode)
+static void ninep_drop_nlink(struct inode *inode)
 {
 	if (inode->i_nlink)
 		drop_nlink(inode);
 }
 
-static int v9fs_vfs_unlink(struct inode *dir, struct dentry *dentry)
+static int ninep_vfs_unlink(struct inode *dir, struct dentry *dentry)
 {
-	int err = v9fs_remove_dentry(dentry);
+	int err = ninep_remove_dentry(dentry);
 
 	if (!err)
-		v9fs_drop_nlink(d_inode(dentry));
+		ninep_drop_nlink(d_inode(dentry));
 	return err;
 }
 
-static int v9fs_vfs_rmdir(struct inode *dir, struct dentry *dentry)
+static int ninep_vfs_rmdir(struct inode *dir, struct dentry *dentry)
 {
-	int err = v9fs_remove_dentry(dentry);
+	int err = ninep_remove_dentry(dentry);
 
 	if (!err)
 		clear_nlink(d_inode(dentry));
 	return err;
 }
 
+/* Twstat of the name alone: @fid's file is called @name from now on. */
+static int ninep_rename_fid(struct ninep_fid *fid, const char *name, u32 len)
+{
+	struct v9p_stat st;
+
+	v9p_stat_dont_touch(&st);
+	st.name.s = name;
+	st.name.len = len;
+	return ninep_wstat(fid, &st);
+}
+
+/*
+ * A server that refuses to rename onto an existing name (stat(5)): move the
+ * target aside under a name of its own, rename, then remove the target. If
+ * the rename or the removal fails, what was moved is moved back, so that a
+ * failed rename(2) leaves both names as they were (as far as the server
+ * lets it: a failure to move back is logged with the name left behind).
+ */
+static int ninep_rename_replace(struct ninep_fid *fid, struct dentry *old_dentry,
+				struct dentry *new_dentry)
+{
+	struct ninep_fid *tfid = ninep_dentry_fid(new_dentry);
+	const struct qstr *o = &old_dentry->d_name, *n = &new_dentry->d_name;
+	char aside[40];
+	int len, err, err2;
+
+	if (!tfid)
+		return -EIO;
+	len = snprintf(aside, sizeof(aside), ".9p2000-rename-%llx-%x",
+		       tfid->qid.path, get_random_u32());
+	err = ninep_rename_fid(tfid, aside, len);
+	if (err)
+		return err;
+	err = ninep_rename_fid(fid, n->name, n->len);
+	if (!err) {
+		err = ninep_remove_dentry(new_dentry);
+		if (!err)
+			return 0;
+		err2 = ninep_rename_fid(fid, o->name, o->len);
+		if (err2) {
+			pr_err("rename: %.*s is left as %.*s (%d)\n",
+			       o->len, o->name, n->len, n->name, err2);
+			return err;
+		}
+	}
+	err2 = ninep_rename_fid(tfid, n->name, n->len);
+	if (err2)
+		pr_err("rename: %.*s is left as %s (%d)\n", n->len, n->name,
+		       aside, err2);
+	return err;
+}
+
 /*
  * 9P2000 renames by Twstat of the name, within one directory only (as the
  * in-tree client, cross-directory gives EXDEV so mv copies). A server that
- * refuses to rename onto an existing name (stat(5)) gets the target removed
- * first, which gives rename(2)'s replace semantics without atomicity.
+ * refuses to rename onto an existing name gets ninep_rename_replace(), which
+ * gives rename(2)'s replace semantics without its atomicity.
  */
-static int v9fs_vfs_rename(struct v9fs_idmap *idmap, struct inode *old_dir,
-			   struct dentry *old_dentry, struct inode *new_dir,
+static int ninep_vfs_rename(struct ninep_idmap *idmap, struct inode *old_dir,
+			    struct dentry *old_dentry, struct inode *new_dir,
 			   struct dentry *new_dentry, unsigned int flags)
 {
-	struct v9fs_fid *fid = v9fs_dentry_fid(old_dentry);
+	struct ninep_fid *fid = ninep_dentry_fid(old_dentry);
 	struct inode *target = d_inode(new_dentry);
-	struct v9p_stat st;
+	const struct qstr *n = &new_dentry->d_name;
 	int err;
 
 	if (flags & ~RENAME_NOREPLACE)
@@ -699,15 +768,9 @@ static int v9fs_vfs_rename(struct v9fs_idmap *idmap, struct inode *old_dir,
 	if (!fid)
 		return -EIO;
 
-	v9p_stat_dont_touch(&st);
-	st.name.s = new_dentry->d_name.name;
-	st.name.len = new_dentry->d_name.len;
-	err = v9fs_wstat(fid, &st);
-	if (err == -EEXIST && target && !(flags & RENAME_NOREPLACE)) {
-		err = v9fs_remove_dentry(new_dentry);
-		if (!err)
-			err = v9fs_wstat(fid, &st);
-	}
+	err = ninep_rename_fid(fid, n->name, n->len);
+	if (err == -EEXIST && target && !(flags & RENAME_NOREPLACE))
+		err = ninep_rename_replace(fid, old_dentry, new_dentry);
 	if (err)
 		return err;
 
@@ -715,15 +778,15 @@ static int v9fs_vfs_rename(struct v9fs_idmap *idmap, struct inode *old_dir,
 		if (S_ISDIR(target->i_mode))
 			clear_nlink(target);
 		else
-			v9fs_drop_nlink(target);
+			ninep_drop_nlink(target);
 	}
 	return 0;
 }
 
 /* ---- attributes ---- */
 
-static int v9fs_vfs_getattr(struct v9fs_idmap *idmap, const struct path *path,
-			    struct kstat *stat, u32 request_mask,
+static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
+			     struct kstat *stat, u32 request_mask,
 			    unsigned int query_flags)
 {
 	struct dentry *dentry = path->dentry;
@@ -731,12 +794,12 @@ static int v9fs_vfs_getattr(struct v9fs_idmap *idmap, const struct path *path,
 	int err;
 
 	if (!(query_flags & AT_STATX_DONT_SYNC)) {
-		err = v9fs_refresh_inode(inode, v9fs_dentry_fid(dentry));
+		err = ninep_refresh_inode(inode, ninep_dentry_fid(dentry));
 		/* An unlinked file still open keeps its last attributes. */
 		if (err && inode->i_nlink)
 			return err;
 	}
-	v9fs_fillattr(idmap, request_mask, inode, stat);
+	ninep_fillattr(idmap, request_mask, inode, stat);
 	return 0;
 }
 
@@ -744,13 +807,13 @@ static int v9fs_vfs_getattr(struct v9fs_idmap *idmap, const struct path *path,
  * chmod, chown (.u numeric ids), truncate and times in one Twstat; fields
  * not being changed are "don't touch". The open fid is used for ftruncate.
  */
-static int v9fs_vfs_setattr(struct v9fs_idmap *idmap, struct dentry *dentry,
-			    struct iattr *iattr)
+static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
+			     struct iattr *iattr)
 {
 	struct inode *inode = d_inode(dentry);
-	struct v9fs_session *s = v9fs_inode_session(inode);
+	struct ninep_session *s = ninep_inode_session(inode);
 	unsigned int valid = iattr->ia_valid;
-	struct v9fs_fid *fid;
+	struct ninep_fid *fid;
 	struct v9p_stat st;
 	bool any = false;
 	int err;
@@ -761,7 +824,7 @@ static int v9fs_vfs_setattr(struct v9fs_idmap *idmap, struct dentry *dentry,
 
 	v9p_stat_dont_touch(&st);
 	if (valid & ATTR_MODE) {
-		st.mode = v9fs_unix_to_p9mode(s, (inode->i_mode & S_IFMT) |
+		st.mode = ninep_unix_to_p9mode(s, (inode->i_mode & S_IFMT) |
 					      (iattr->ia_mode & ~S_IFMT));
 		any = true;
 	}
@@ -778,7 +841,7 @@ static int v9fs_vfs_setattr(struct v9fs_idmap *idmap, struct dentry *dentry,
 		any = true;
 	}
 	if (valid & ATTR_UID) {
-		if (v9fs_extended(s)) {
+		if (ninep_extended(s)) {
 			st.n_uid = from_kuid(&init_user_ns, iattr->ia_uid);
 			any = true;
 		} else if (!uid_eq(iattr->ia_uid, inode->i_uid)) {
@@ -786,7 +849,7 @@ static int v9fs_vfs_setattr(struct v9fs_idmap *idmap, struct dentry *dentry,
 		}
 	}
 	if (valid & ATTR_GID) {
-		if (v9fs_extended(s)) {
+		if (ninep_extended(s)) {
 			st.n_gid = from_kgid(&init_user_ns, iattr->ia_gid);
 			any = true;
 		} else if (!gid_eq(iattr->ia_gid, inode->i_gid)) {
@@ -800,12 +863,12 @@ static int v9fs_vfs_setattr(struct v9fs_idmap *idmap, struct dentry *dentry,
 	if (any) {
 		if ((valid & ATTR_FILE) && iattr->ia_file &&
 		    iattr->ia_file->private_data)
-			fid = v9fs_file_fid(iattr->ia_file);
+			fid = ninep_file_fid(iattr->ia_file);
 		else
-			fid = v9fs_dentry_fid(dentry);
+			fid = ninep_dentry_fid(dentry);
 		if (!fid)
 			return -EIO;
-		err = v9fs_wstat(fid, &st);
+		err = ninep_wstat(fid, &st);
 		if (err)
 			return err;
 	}
@@ -818,19 +881,19 @@ static int v9fs_vfs_setattr(struct v9fs_idmap *idmap, struct dentry *dentry,
 
 /* ---- symlinks ---- */
 
-static const char *v9fs_get_link(struct dentry *dentry, struct inode *inode,
-				 struct delayed_call *done)
+static const char *ninep_get_link(struct dentry *dentry, struct inode *inode,
+				  struct delayed_call *done)
 {
-	struct v9fs_fid *fid;
+	struct ninep_fid *fid;
 	struct v9p_stat *st;
 	char *target;
 
 	if (!dentry)
 		return ERR_PTR(-ECHILD);
-	fid = v9fs_dentry_fid(dentry);
+	fid = ninep_dentry_fid(dentry);
 	if (!fid)
 		return ERR_PTR(-EIO);
-	st = v9fs_stat(fid);
+	st = ninep_stat(fid);
 	if (IS_ERR(st))
 		return ERR_CAST(st);
 	if (!(st->mode & V9P_DMSYMLINK)) {
@@ -845,28 +908,28 @@ static const char *v9fs_get_link(struct dentry *dentry, struct inode *inode,
 	return target;
 }
 
-static const struct inode_operations v9fs_dir_iops = {
-	.lookup		= v9fs_lookup,
-	.create		= v9fs_vfs_create,
-	.atomic_open	= v9fs_atomic_open,
-	.link		= v9fs_vfs_link,
-	.unlink		= v9fs_vfs_unlink,
-	.symlink	= v9fs_vfs_symlink,
-	.mkdir		= v9fs_vfs_mkdir,
-	.rmdir		= v9fs_vfs_rmdir,
-	.mknod		= v9fs_vfs_mknod,
-	.rename		= v9fs_vfs_rename,
-	.getattr	= v9fs_vfs_getattr,
-	.setattr	= v9fs_vfs_setattr,
+static const struct inode_operations ninep_dir_iops = {
+	.lookup		= ninep_lookup,
+	.create		= ninep_vfs_create,
+	.atomic_open	= ninep_atomic_open,
+	.link		= ninep_vfs_link,
+	.unlink		= ninep_vfs_unlink,
+	.symlink	= ninep_vfs_symlink,
+	.mkdir		= ninep_vfs_mkdir,
+	.rmdir		= ninep_vfs_rmdir,
+	.mknod		= ninep_vfs_mknod,
+	.rename		= ninep_vfs_rename,
+	.getattr	= ninep_vfs_getattr,
+	.setattr	= ninep_vfs_setattr,
 };
 
-static const struct inode_operations v9fs_file_iops = {
-	.getattr	= v9fs_vfs_getattr,
-	.setattr	= v9fs_vfs_setattr,
+static const struct inode_operations ninep_file_iops = {
+	.getattr	= ninep_vfs_getattr,
+	.setattr	= ninep_vfs_setattr,
 };
 
-static const struct inode_operations v9fs_symlink_iops = {
-	.get_link	= v9fs_get_link,
-	.getattr	= v9fs_vfs_getattr,
-	.setattr	= v9fs_vfs_setattr,
+static const struct inode_operations ninep_symlink_iops = {
+	.get_link	= ninep_get_link,
+	.getattr	= ninep_vfs_getattr,
+	.setattr	= ninep_vfs_setattr,
 };

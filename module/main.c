@@ -4,44 +4,46 @@
  * v9fs-2.0-rc6 series. Module init and exit: the client layer, the inode
  * cache, then the file system type, torn down in the reverse order.
  */
+#define pr_fmt(fmt) "9p2000: " fmt
+
 #include <linux/module.h>
 #include <linux/fs.h>
 
 #include "v9fs.h"
 
-static int __init v9fs_init(void)
+static int __init ninep_init(void)
 {
 	int err;
 
-	err = v9fs_client_init();
+	err = ninep_client_init();
 	if (err)
 		return err;
-	err = v9fs_inode_cache_init();
+	err = ninep_inode_cache_init();
 	if (err)
 		goto client_exit;
-	err = register_filesystem(&v9fs_fs_type);
+	err = register_filesystem(&ninep_fs_type);
 	if (err)
 		goto cache_exit;
 	return 0;
 
 cache_exit:
-	v9fs_inode_cache_exit();
+	ninep_inode_cache_exit();
 client_exit:
-	v9fs_client_exit();
+	ninep_client_exit();
 	return err;
 }
 
-static void __exit v9fs_exit(void)
+static void __exit ninep_exit(void)
 {
-	unregister_filesystem(&v9fs_fs_type);
-	v9fs_inode_cache_exit();
-	v9fs_client_exit();
+	unregister_filesystem(&ninep_fs_type);
+	ninep_inode_cache_exit();
+	ninep_client_exit();
 }
 
-module_init(v9fs_init);
-module_exit(v9fs_exit);
+module_init(ninep_init);
+module_exit(ninep_exit);
 
 MODULE_DESCRIPTION("9P2000 and 9P2000.u file system client (type 9P)");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_FS("9P");
-MODULE_VERSION(V9FS_VERSION);
+MODULE_VERSION(NINEP_VERSION);

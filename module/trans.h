@@ -7,27 +7,33 @@
  * concurrently with themselves, only with each other. Both block; abort()
  * makes a blocked call return soon, from any context that may sleep.
  */
-#ifndef V9FS_TRANS_H
-#define V9FS_TRANS_H
+#ifndef NINEP_TRANS_H
+#define NINEP_TRANS_H
 
 #include <linux/types.h>
 
-struct v9fs_client_opts;
-struct v9fs_trans;
+struct ninep_client_opts;
+struct ninep_trans;
 
-struct v9fs_trans_ops {
+struct ninep_trans_ops {
 	const char *name;
+	/*
+	 * Largest msize the client asks for over this transport: each
+	 * request in flight may hold a buffer this big, so it bounds the
+	 * memory one mount can pin.
+	 */
+	u32 max_msize;
 	/* Called in the mounting task (its fds, its network namespace). */
-	int (*connect)(struct v9fs_trans *t, const struct v9fs_client_opts *o);
+	int (*connect)(struct ninep_trans *t, const struct ninep_client_opts *o);
 	/* Write all @len bytes or fail with a negative errno. */
-	int (*send)(struct v9fs_trans *t, const void *buf, size_t len);
+	int (*send)(struct ninep_trans *t, const void *buf, size_t len);
 	/*
 	 * Optional: write what fits now without blocking or sleeping on a
 	 * signal; bytes written (0 if none) or a negative errno.
 	 */
-	int (*send_nb)(struct v9fs_trans *t, const void *buf, size_t len);
+	int (*send_nb)(struct ninep_trans *t, const void *buf, size_t len);
 	/* Read exactly @len bytes; end of stream is -ECONNRESET. */
-	int (*recv)(struct v9fs_trans *t, void *buf, size_t len);
+	int (*recv)(struct ninep_trans *t, void *buf, size_t len);
 	/*
 	 * Optional: read what is there, up to @len bytes, without blocking:
 	 * bytes read, 0 if none, or a negative errno (end of stream is
@@ -35,31 +41,34 @@ struct v9fs_trans_ops {
 	 * may have become readable or failed, from any context, softirq
 	 * included, from connect() until close().
 	 */
-	int (*recv_nb)(struct v9fs_trans *t, void *buf, size_t len);
+	int (*recv_nb)(struct ninep_trans *t, void *buf, size_t len);
 	/* Unblock send/recv for good (shutdown); the transport stays allocated. */
-	void (*abort)(struct v9fs_trans *t);
+	void (*abort)(struct ninep_trans *t);
 	/* Release everything connect() took. After abort() or instead of it. */
-	void (*close)(struct v9fs_trans *t);
+	void (*close)(struct ninep_trans *t);
 };
 
-struct v9fs_trans {
-	const struct v9fs_trans_ops *ops;
+struct ninep_trans {
+	const struct ninep_trans_ops *ops;
 	void *priv;			/* the transport's own state */
-	unsigned int debug;		/* V9FS_DEBUG_* of the mount */
-	void (*ready)(struct v9fs_trans *t);	/* set before connect() */
+	unsigned int debug;		/* NINEP_DEBUG_* of the mount */
+	void (*ready)(struct ninep_trans *t);	/* set before connect() */
 };
 
-extern const struct v9fs_trans_ops v9fs_trans_tcp;
-extern const struct v9fs_trans_ops v9fs_trans_unix;
-extern const struct v9fs_trans_ops v9fs_trans_fd;
+extern const struct ninep_trans_ops ninep_trans_tcp;
+extern const struct ninep_trans_ops ninep_trans_unix;
+extern const struct ninep_trans_ops ninep_trans_fd;
+
+/* max_msize of the byte-stream transports (sockets, pipes): 1 MiB. */
+#define NINEP_STREAM_MAX_MSIZE	(1024 * 1024)
 
 /* Pick the ops for o->trans and connect; 0 or a negative errno. */
-int v9fs_trans_open(struct v9fs_trans *t, const struct v9fs_client_opts *o);
+int ninep_trans_open(struct ninep_trans *t, const struct ninep_client_opts *o);
 
-#define v9fs_trans_dbg(t, fmt, ...)					\
+#define ninep_trans_dbg(t, fmt, ...)					\
 	do {								\
-		if ((t)->debug & V9FS_DEBUG_TRANS)			\
+		if ((t)->debug & NINEP_DEBUG_TRANS)			\
 			pr_info("trans: " fmt, ##__VA_ARGS__);		\
 	} while (0)
 
-#endif /* V9FS_TRANS_H */
+#endif /* NINEP_TRANS_H */

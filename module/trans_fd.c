@@ -27,7 +27,7 @@ struct fd_trans {
 	struct file *wr;
 };
 
-static int fd_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+static int fd_connect(struct ninep_trans *t, const struct ninep_client_opts *o)
 {
 	struct fd_trans *ft;
 	int err = -EBADF;
@@ -48,7 +48,7 @@ static int fd_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
 		goto fail;
 	}
 	t->priv = ft;
-	v9fs_trans_dbg(t, "fd: reading fd %d, writing fd %d\n", o->rfd, o->wfd);
+	ninep_trans_dbg(t, "fd: reading fd %d, writing fd %d\n", o->rfd, o->wfd);
 	return 0;
 fail:
 	if (ft->rd)
@@ -100,7 +100,7 @@ static int fd_xfer(struct file *file, struct iov_iter *it)
 	return 0;
 }
 
-static int fd_send(struct v9fs_trans *t, const void *buf, size_t len)
+static int fd_send(struct ninep_trans *t, const void *buf, size_t len)
 {
 	struct fd_trans *ft = t->priv;
 	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
@@ -110,7 +110,7 @@ static int fd_send(struct v9fs_trans *t, const void *buf, size_t len)
 	return fd_xfer(ft->wr, &it);
 }
 
-static int fd_recv(struct v9fs_trans *t, void *buf, size_t len)
+static int fd_recv(struct ninep_trans *t, void *buf, size_t len)
 {
 	struct fd_trans *ft = t->priv;
 	struct kvec kv = { .iov_base = buf, .iov_len = len };
@@ -121,7 +121,7 @@ static int fd_recv(struct v9fs_trans *t, void *buf, size_t len)
 }
 
 /* A socket passed as an fd can be shut down; a pipe relies on the signal. */
-static void fd_abort(struct v9fs_trans *t)
+static void fd_abort(struct ninep_trans *t)
 {
 	struct fd_trans *ft = t->priv;
 	struct socket *sock;
@@ -136,7 +136,7 @@ static void fd_abort(struct v9fs_trans *t)
 		kernel_sock_shutdown(sock, SHUT_RDWR);
 }
 
-static void fd_close(struct v9fs_trans *t)
+static void fd_close(struct ninep_trans *t)
 {
 	struct fd_trans *ft = t->priv;
 
@@ -148,8 +148,9 @@ static void fd_close(struct v9fs_trans *t)
 	t->priv = NULL;
 }
 
-const struct v9fs_trans_ops v9fs_trans_fd = {
+const struct ninep_trans_ops ninep_trans_fd = {
 	.name = "fd",
+	.max_msize = NINEP_STREAM_MAX_MSIZE,
 	.connect = fd_connect,
 	.send = fd_send,
 	.recv = fd_recv,

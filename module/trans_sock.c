@@ -30,11 +30,11 @@
 
 struct sock_trans {
 	struct socket *sock;
-	struct v9fs_trans *t;
+	struct ninep_trans *t;
 	struct wait_queue_entry wait;	/* on the socket's wait queue */
 };
 
-static struct socket *sock_of(struct v9fs_trans *t)
+static struct socket *sock_of(struct ninep_trans *t)
 {
 	struct sock_trans *st = t->priv;
 
@@ -70,7 +70,7 @@ static void sock_tune(struct socket *sock)
 	sk->sk_use_task_frag = false;
 }
 
-static int sock_open(struct v9fs_trans *t, int family, int proto,
+static int sock_open(struct ninep_trans *t, int family, int proto,
 		     struct sockaddr *sa, int salen)
 {
 	struct sock_trans *st;
@@ -104,9 +104,9 @@ static int sock_open(struct v9fs_trans *t, int family, int proto,
 	return 0;
 }
 
-static int v9fs_tcp_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+static int ninep_tcp_connect(struct ninep_trans *t, const struct ninep_client_opts *o)
 {
-	u16 port = o->port ? o->port : V9FS_DEFAULT_PORT;
+	u16 port = o->port ? o->port : NINEP_DEFAULT_PORT;
 	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	size_t len;
@@ -133,12 +133,12 @@ static int v9fs_tcp_connect(struct v9fs_trans *t, const struct v9fs_client_opts 
 		pr_err("tcp: cannot connect to %s port %u: %d\n", o->addr, port,
 		       err);
 	else
-		v9fs_trans_dbg(t, "tcp: connected to %s port %u\n", o->addr,
-			       port);
+		ninep_trans_dbg(t, "tcp: connected to %s port %u\n", o->addr,
+				port);
 	return err;
 }
 
-static int v9fs_unix_connect(struct v9fs_trans *t, const struct v9fs_client_opts *o)
+static int ninep_unix_connect(struct ninep_trans *t, const struct ninep_client_opts *o)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	size_t len;
@@ -159,11 +159,11 @@ static int v9fs_unix_connect(struct v9fs_trans *t, const struct v9fs_client_opts
 	if (err)
 		pr_err("unix: cannot connect to %s: %d\n", o->addr, err);
 	else
-		v9fs_trans_dbg(t, "unix: connected to %s\n", o->addr);
+		ninep_trans_dbg(t, "unix: connected to %s\n", o->addr);
 	return err;
 }
 
-static int sock_send(struct v9fs_trans *t, const void *buf, size_t len)
+static int sock_send(struct ninep_trans *t, const void *buf, size_t len)
 {
 	struct socket *sock = sock_of(t);
 
@@ -183,7 +183,7 @@ static int sock_send(struct v9fs_trans *t, const void *buf, size_t len)
 	return 0;
 }
 
-static int sock_send_nb(struct v9fs_trans *t, const void *buf, size_t len)
+static int sock_send_nb(struct ninep_trans *t, const void *buf, size_t len)
 {
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
 	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
@@ -193,7 +193,7 @@ static int sock_send_nb(struct v9fs_trans *t, const void *buf, size_t len)
 	return n == -EAGAIN ? 0 : n;
 }
 
-static int sock_recv(struct v9fs_trans *t, void *buf, size_t len)
+static int sock_recv(struct ninep_trans *t, void *buf, size_t len)
 {
 	struct socket *sock = sock_of(t);
 
@@ -213,7 +213,7 @@ static int sock_recv(struct v9fs_trans *t, void *buf, size_t len)
 	return 0;
 }
 
-static int sock_recv_nb(struct v9fs_trans *t, void *buf, size_t len)
+static int sock_recv_nb(struct ninep_trans *t, void *buf, size_t len)
 {
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
 	struct kvec kv = { .iov_base = buf, .iov_len = len };
@@ -225,13 +225,13 @@ static int sock_recv_nb(struct v9fs_trans *t, void *buf, size_t len)
 	return n == 0 ? -ECONNRESET : n;
 }
 
-static void sock_abort(struct v9fs_trans *t)
+static void sock_abort(struct ninep_trans *t)
 {
 	if (t->priv)
 		kernel_sock_shutdown(sock_of(t), SHUT_RDWR);
 }
 
-static void sock_close(struct v9fs_trans *t)
+static void sock_close(struct ninep_trans *t)
 {
 	struct sock_trans *st = t->priv;
 
@@ -244,9 +244,10 @@ static void sock_close(struct v9fs_trans *t)
 	t->priv = NULL;
 }
 
-const struct v9fs_trans_ops v9fs_trans_tcp = {
+const struct ninep_trans_ops ninep_trans_tcp = {
 	.name = "tcp",
-	.connect = v9fs_tcp_connect,
+	.max_msize = NINEP_STREAM_MAX_MSIZE,
+	.connect = ninep_tcp_connect,
 	.send = sock_send,
 	.send_nb = sock_send_nb,
 	.recv = sock_recv,
@@ -255,9 +256,10 @@ const struct v9fs_trans_ops v9fs_trans_tcp = {
 	.close = sock_close,
 };
 
-const struct v9fs_trans_ops v9fs_trans_unix = {
+const struct ninep_trans_ops ninep_trans_unix = {
 	.name = "unix",
-	.connect = v9fs_unix_connect,
+	.max_msize = NINEP_STREAM_MAX_MSIZE,
+	.connect = ninep_unix_connect,
 	.send = sock_send,
 	.send_nb = sock_send_nb,
 	.recv = sock_recv,

@@ -2,12 +2,14 @@
 /*
  * hostile-9p: a 9P server that misbehaves on purpose, for fault tests.
  *
- *	hostile-9p -m MODE [-t read|write] [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)
+ *	hostile-9p -m MODE [-t read|write|walk|open] [-e ERRCODE] [-E ENAME]
+ *		   [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)
  *
  * It serves a tiny synthetic tree (a root directory holding one 64 KiB file,
  * "data") well enough for a client to mount it, list it and open the file, in
- * 9P2000, 9P2000.u or 9P2000.L.  The first Tread of "data" (or Twrite, with
- * -t write) is the trigger: instead of the right reply it does what MODE says.
+ * 9P2000, 9P2000.u or 9P2000.L.  The first Tread of "data" (or Twrite, Topen
+ * of it, or a Twalk to it, with -t) is the trigger: instead of the right
+ * reply it does what MODE says.
  *
  *	none       behave (the control case: the read must succeed)
  *	malformed  a reply of the right type and tag whose body is cut short
@@ -17,6 +19,25 @@
  *	bigcount   an Rread carrying more bytes than the Tread asked for
  *	stall      no reply, ever, to the trigger or to anything after it
  *	close      half of the reply, then the connection is closed
+ *	rerror     Rerror with errcode ERRCODE (-e, default 529) and the string
+ *		   ENAME (-E, default "hostile: no such error"), for every
+ *		   trigger, not only the first; everything else is answered
+ *	noversion  never answer Tversion; log every Tflush that comes instead
+ *	echomsize  answer Tversion with whatever msize the client asked for,
+ *		   however large (the server itself works within -M)
+ *	stream     "data" is a stream, as Plan 9's network and device files are:
+ *		   its stat says length 0, a Tread ignores its offset and gets
+ *		   the next bytes of the stream (byte p is p % 251, 1 MiB in
+ *		   all), and Treads that arrive together are answered newest
+ *		   first, as a threaded server may
+ *	failwrite  the 2nd Twrite of "data" on a connection gets Rerror (EIO);
+ *		   every other one lands, and the log says after each how many
+ *		   bytes the file holds (the end of the last byte written);
+ *		   -S sets the length its stat reports (default 64 KiB)
+ *	renamefail a second file, "src"; a rename onto an existing name fails
+ *		   with EEXIST (stat(5)), and "src" may never be called "data"
+ *		   (EACCES, even once "data" is gone); other renames and
+ *		   removes work
  *
  * Each connection is served by its own child process, so a stalled one does
  * not block the next mount.  -s serves a single connection on stdin/stdout
@@ -34,6 +55,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -41,24 +63,41 @@
 
 #include "v9p.h"
 
-enum mode { M_NONE, M_MALFORMED, M_OVERSIZED, M_BADTAG, M_BADTYPE, M_BIGCOUNT, M_STALL, M_CLOSE };
+enum mode {
+	M_NONE, M_MALFORMED, M_OVERSIZED, M_BADTAG, M_BADTYPE, M_BIGCOUNT, M_STALL, M_CLOSE,
+	M_RERROR, M_NOVERSION, M_ECHOMSIZE, M_STREAM, M_FAILWRITE, M_RENAMEFAIL
+};
+#define M_LAST	M_RENAMEFAIL
 
 static const char *const mode_names[] = {
 	[M_NONE] = "none", [M_MALFORMED] = "malformed", [M_OVERSIZED] = "oversized",
 	[M_BADTAG] = "badtag", [M_BADTYPE] = "badtype", [M_BIGCOUNT] = "bigcount",
-	[M_STALL] = "stall", [M_CLOSE] = "close",
+	[M_STALL] = "stall", [M_CLOSE] = "close", [M_RERROR] = "rerror",
+	[M_NOVERSION] = "noversion", [M_ECHOMSIZE] = "echomsize", [M_STREAM] = "stream",
+	[M_FAILWRITE] = "failwrite", [M_RENAMEFAIL] = "renamefail",
 };
 
 #define DATA_SIZE	65536
 #define QPATH_ROOT	1
 #define QPATH_DATA	2
+#define QPATH_SRC	3
+#define NFILES		4	/* qpaths below this */
 #define MAX_FIDS	256
+#define STREAM_SIZE	(1 << 20)
+#define STREAM_QUEUE	8
+#define STREAM_WAIT_MS	100
 
 static enum mode mode;
 static volatile sig_atomic_t terminate;
 static pid_t children[64];
 static int trigger_type = V9P_TREAD;
 static u32 max_msize = 65536;
+static u32 rerror_code = 529;
+static const char *rerror_name = "hostile: no such error";
+static u64 data_length = DATA_SIZE;	/* what a stat of "data" says */
+/* The files of the root (each connection is a process: its own copy). */
+static char file_name[NFILES][64] = { [QPATH_DATA] = "data", [QPATH_SRC] = "src" };
+static int file_exists[NFILES] = { [QPATH_DATA] = 1 };
 
 /* one connection's state */
 struct conn {
@@ -71,6 +110,16 @@ struct conn {
 		u64 qpath;	/* 0: slot free */
 	} fids[MAX_FIDS];
 	u8 *in, *out;
+	/* stream: Treads held back, answered newest first; bytes sent */
+	struct {
+		u16 tag;
+		u32 count;
+	} queue[STREAM_QUEUE];
+	int queued;
+	u64 streamed;
+	/* failwrite: Twrites of "data" seen, end of the last byte landed */
+	int nwrites;
+	u64 held;
 };
 
 static void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -147,8 +196,8 @@ static void make_stat(u64 qpath, struct v9p_stat *st)
 	st->qid = make_qid(qpath);
 	st->mode = qpath == QPATH_ROOT ? (V9P_DMDIR | 0755) : 0644;
 	st->atime = st->mtime = 1000000000;
-	st->length = qpath == QPATH_ROOT ? 0 : DATA_SIZE;
-	v9p_str_set(&st->name, qpath == QPATH_ROOT ? "/" : "data");
+	st->length = qpath == QPATH_ROOT ? 0 : data_length;
+	v9p_str_set(&st->name, qpath == QPATH_ROOT ? "/" : file_name[qpath]);
 	v9p_str_set(&st->uid, "root");
 	v9p_str_set(&st->gid, "root");
 	v9p_str_set(&st->muid, "root");
@@ -211,8 +260,10 @@ static int pack_rread(struct conn *c, u16 tag, u64 off, u32 count, u32 claim)
  */
 static int misbehave(struct conn *c, struct v9p_fcall *t)
 {
-	u32 count = t->type == V9P_TREAD ? t->tread.count : t->twrite.count;
-	u64 off = t->type == V9P_TREAD ? t->tread.offset : t->twrite.offset;
+	u32 count = t->type == V9P_TREAD ? t->tread.count :
+		    t->type == V9P_TWRITE ? t->twrite.count : 0;
+	u64 off = t->type == V9P_TREAD ? t->tread.offset :
+		  t->type == V9P_TWRITE ? t->twrite.offset : 0;
 	struct v9p_fcall r = { .tag = t->tag };
 	u8 raw[16];
 	int n;
@@ -223,7 +274,17 @@ static int misbehave(struct conn *c, struct v9p_fcall *t)
 	       mode_names[mode]);
 	switch (mode) {
 	case M_NONE:
-		return 0;	/* unreachable: caller answers normally */
+	case M_NOVERSION:
+	case M_ECHOMSIZE:
+	case M_STREAM:
+	case M_FAILWRITE:
+	case M_RENAMEFAIL:
+		return 0;	/* unreachable: never a trigger */
+	case M_RERROR:
+		r.type = V9P_RERROR;
+		v9p_str_set(&r.rerror.ename, rerror_name);
+		r.rerror.errcode = rerror_code;
+		return send_fcall(c, &r) ? -1 : 0;
 	case M_MALFORMED:
 		/* size[4] says 9: the header and two bytes of a four-byte count */
 		raw[0] = 9; raw[1] = 0; raw[2] = 0; raw[3] = 0;
@@ -293,6 +354,11 @@ static int handle_version(struct conn *c, struct v9p_fcall *t)
 	if (c->msize < 4096)
 		c->msize = 4096;
 	r.rversion.msize = c->msize;
+	if (mode == M_ECHOMSIZE) {
+		/* promise anything; replies still fit the server's buffers */
+		r.rversion.msize = t->tversion.msize;
+		logmsg("Tversion msize %u: echoed", t->tversion.msize);
+	}
 	if (d < 0) {
 		v9p_str_set(&r.rversion.version, V9P_VERSION_UNKNOWN);
 		c->d = V9P_9P2000;
@@ -302,6 +368,44 @@ static int handle_version(struct conn *c, struct v9p_fcall *t)
 	}
 	memset(c->fids, 0, sizeof(c->fids));
 	c->triggered = 0;
+	return send_fcall(c, &r);
+}
+
+/* The qpath of the root's file called @w, 0 if none. */
+static int file_named(const struct v9p_str *w)
+{
+	int i;
+
+	for (i = QPATH_DATA; i < NFILES; i++)
+		if (file_exists[i] && v9p_str_eq(w, file_name[i]))
+			return i;
+	return 0;
+}
+
+/* Twstat: only a change of name does anything. */
+static int handle_wstat(struct conn *c, struct v9p_fcall *t, u64 q)
+{
+	const struct v9p_str *name = &t->twstat.stat.name;
+	struct v9p_fcall r = { .type = V9P_RWSTAT, .tag = t->tag };
+	int other;
+
+	if (name->len && q != QPATH_ROOT) {
+		other = file_named(name);
+		if (other && other != (int)q) {
+			logmsg("rename of %s onto existing %.*s: EEXIST", file_name[q],
+			       (int)name->len, name->s);
+			return send_error(c, t->tag, EEXIST);
+		}
+		if (mode == M_RENAMEFAIL && q == QPATH_SRC && v9p_str_eq(name, "data")) {
+			logmsg("rename of src to data: refused");
+			return send_error(c, t->tag, EACCES);
+		}
+		if (name->len >= sizeof(file_name[q]))
+			return send_error(c, t->tag, ENAMETOOLONG);
+		logmsg("rename %s -> %.*s", file_name[q], (int)name->len, name->s);
+		memcpy(file_name[q], name->s, name->len);
+		file_name[q][name->len] = '\0';
+	}
 	return send_fcall(c, &r);
 }
 
@@ -317,8 +421,10 @@ static int handle_walk(struct conn *c, struct v9p_fcall *t)
 	for (i = 0; i < t->twalk.nwname; i++) {
 		const struct v9p_str *w = &t->twalk.wname[i];
 
-		if (q == QPATH_ROOT && v9p_str_eq(w, "data"))
-			q = QPATH_DATA;
+		int f = q == QPATH_ROOT ? file_named(w) : 0;
+
+		if (f)
+			q = f;
 		else if (q == QPATH_ROOT && v9p_str_eq(w, ".."))
 			q = QPATH_ROOT;
 		else
@@ -337,13 +443,13 @@ static int handle_walk(struct conn *c, struct v9p_fcall *t)
 	return send_fcall(c, &r);
 }
 
-/* A directory read: one entry ("data") at offset 0, then the end. */
+/* A directory read: every file of the root at offset 0, then the end. */
 static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 {
 	struct v9p_fcall r = { .tag = t->tag };
 	struct v9p_stat st;
-	u8 ent[256];
-	int n = 0, h;
+	u8 ent[1024];
+	int n = 0, h, i, k;
 
 	if (t->type == V9P_TREADDIR) {
 		struct v9p_dirent de = { .qid = make_qid(QPATH_DATA), .offset = 1, .type = 8 };
@@ -354,9 +460,15 @@ static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 		r.type = V9P_RREADDIR;
 		r.rreaddir.count = n;
 	} else {
-		make_stat(QPATH_DATA, &st);
-		if (t->tread.offset == 0)
-			n = v9p_stat_pack(&st, c->d, ent, sizeof(ent));
+		for (i = QPATH_DATA; i < NFILES && t->tread.offset == 0; i++) {
+			if (!file_exists[i])
+				continue;
+			make_stat(i, &st);
+			k = v9p_stat_pack(&st, c->d, ent + n, sizeof(ent) - n);
+			if (k < 0)
+				return -1;
+			n += k;
+		}
 		if (n > 0 && (u32)n > t->tread.count)
 			return send_error(c, t->tag, EINVAL);
 		r.type = V9P_RREAD;
@@ -426,13 +538,28 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		r.rgetattr.qid = make_qid(*q);
 		r.rgetattr.mode = *q == QPATH_ROOT ? (040000 | 0755) : (0100000 | 0644);
 		r.rgetattr.nlink = *q == QPATH_ROOT ? 2 : 1;
-		r.rgetattr.size = *q == QPATH_ROOT ? 0 : DATA_SIZE;
+		r.rgetattr.size = *q == QPATH_ROOT ? 0 : data_length;
 		r.rgetattr.blksize = 4096;
 		r.rgetattr.blocks = r.rgetattr.size / 512;
 		r.rgetattr.atime_sec = r.rgetattr.mtime_sec = r.rgetattr.ctime_sec = 1000000000;
 		return send_fcall(c, &r);
 	case V9P_TWSTAT:
-		r.type = V9P_RWSTAT;
+		q = fid_slot(c, t->twstat.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		return handle_wstat(c, t, *q);
+	case V9P_TREMOVE:
+		q = fid_slot(c, t->tremove.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		if (*q == QPATH_ROOT) {
+			*q = 0;
+			return send_error(c, t->tag, EBUSY);
+		}
+		logmsg("remove %s", file_name[*q]);
+		file_exists[*q] = 0;
+		*q = 0;		/* Tremove clunks, even when it fails */
+		r.type = V9P_RREMOVE;
 		return send_fcall(c, &r);
 	case V9P_TSETATTR:
 		r.type = V9P_RSETATTR;
@@ -477,13 +604,88 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 	}
 }
 
+/* Answer the held-back stream reads, newest first; -1 when the link is gone. */
+static int stream_flush(struct conn *c)
+{
+	struct v9p_fcall r = { .type = V9P_RREAD };
+	int h;
+
+	while (c->queued) {
+		u32 n = c->queue[--c->queued].count, i;
+
+		if (n > c->msize - V9P_RREAD_HDRSZ)
+			n = c->msize - V9P_RREAD_HDRSZ;
+		if (n > STREAM_SIZE - c->streamed)
+			n = STREAM_SIZE - c->streamed;
+		r.tag = c->queue[c->queued].tag;
+		r.rread.count = n;
+		h = v9p_pack_io_hdr(&r, c->out, c->msize + 8192);
+		if (h < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			c->out[h + i] = (c->streamed + i) % 251;
+		c->streamed += n;
+		if (write_full(c->wfd, c->out, h + n))
+			return -1;
+	}
+	return 0;
+}
+
+/* Is @fid the open "data" file? */
+static int is_data(struct conn *c, u32 fid)
+{
+	u64 *q = fid_slot(c, fid, 0);
+
+	return q && *q == QPATH_DATA;
+}
+
+/* failwrite: every Twrite of "data" but the 2nd lands. */
+static int fail_write(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .type = V9P_RWRITE, .tag = t->tag };
+	u64 end = t->twrite.offset + t->twrite.count;
+
+	if (++c->nwrites == 2) {
+		logmsg("Twrite %d at %llu (%u bytes): failed on purpose", c->nwrites,
+		       (unsigned long long)t->twrite.offset, t->twrite.count);
+		return send_error(c, t->tag, EIO);
+	}
+	if (end > c->held)
+		c->held = end;
+	logmsg("Twrite %d at %llu (%u bytes): landed; file holds %llu bytes", c->nwrites,
+	       (unsigned long long)t->twrite.offset, t->twrite.count,
+	       (unsigned long long)c->held);
+	r.rwrite.count = t->twrite.count;
+	return send_fcall(c, &r);
+}
+
 static int is_trigger(struct conn *c, struct v9p_fcall *t)
 {
 	u64 *q;
+	int i;
 
-	if (mode == M_NONE || t->type != trigger_type)
+	if (mode == M_NONE || mode == M_NOVERSION || mode == M_ECHOMSIZE ||
+	    mode == M_STREAM || mode == M_FAILWRITE || mode == M_RENAMEFAIL ||
+	    t->type != trigger_type)
 		return 0;
-	q = fid_slot(c, t->type == V9P_TREAD ? t->tread.fid : t->twrite.fid, 0);
+	if (c->triggered && mode != M_RERROR)
+		return 0;
+	switch (t->type) {
+	case V9P_TWALK:
+		for (i = 0; i < t->twalk.nwname; i++)
+			if (v9p_str_eq(&t->twalk.wname[i], "data"))
+				return 1;
+		return 0;
+	case V9P_TOPEN:
+		q = fid_slot(c, t->topen.fid, 0);
+		break;
+	case V9P_TREAD:
+		q = fid_slot(c, t->tread.fid, 0);
+		break;
+	default:
+		q = fid_slot(c, t->twrite.fid, 0);
+		break;
+	}
 	return q && *q == QPATH_DATA;
 }
 
@@ -506,6 +708,16 @@ static void serve_conn(int rfd, int wfd)
 	for (;;) {
 		int ret;
 
+		if (c->queued) {
+			/* let the other reads of a burst arrive, then answer */
+			struct pollfd p = { .fd = rfd, .events = POLLIN };
+
+			if (c->queued == STREAM_QUEUE || poll(&p, 1, STREAM_WAIT_MS) <= 0) {
+				if (stream_flush(c))
+					break;
+				continue;
+			}
+		}
 		if (read_full(rfd, c->in, V9P_HDRSZ))
 			break;
 		ret = v9p_peek_hdr(c->in, V9P_HDRSZ, c->msize, &h);
@@ -526,12 +738,29 @@ static void serve_conn(int rfd, int wfd)
 				break;
 			continue;
 		}
+		if (t.type == V9P_TVERSION && mode == M_NOVERSION) {
+			logmsg("Tversion tag %u: never answered", t.tag);
+			continue;
+		}
+		if (t.type == V9P_TFLUSH)
+			logmsg("Tflush of tag %u (tag %u)", t.tflush.oldtag, t.tag);
 		if (t.type == V9P_TVERSION) {
 			if (handle_version(c, &t))
 				break;
 			continue;
 		}
-		if (!c->triggered && is_trigger(c, &t)) {
+		if (mode == M_STREAM && t.type == V9P_TREAD && is_data(c, t.tread.fid)) {
+			c->queue[c->queued].tag = t.tag;
+			c->queue[c->queued].count = t.tread.count;
+			c->queued++;
+			continue;
+		}
+		if (mode == M_FAILWRITE && t.type == V9P_TWRITE && is_data(c, t.twrite.fid)) {
+			if (fail_write(c, &t))
+				break;
+			continue;
+		}
+		if (is_trigger(c, &t)) {
 			c->triggered = 1;
 			ret = misbehave(c, &t);
 			if (ret < 0)
@@ -599,9 +828,9 @@ static void usage(void)
 {
 	int i;
 
-	fprintf(stderr, "usage: hostile-9p -m MODE [-t read|write] [-M msize] "
-		"(-l tcp:HOST:PORT | -l unix:PATH | -s)\nmodes:");
-	for (i = 0; i <= M_CLOSE; i++)
+	fprintf(stderr, "usage: hostile-9p -m MODE [-t read|write|walk|open] [-e ERRCODE] "
+		"[-E ENAME] [-S length] [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)\nmodes:");
+	for (i = 0; i <= M_LAST; i++)
 		fprintf(stderr, " %s", mode_names[i]);
 	fputc('\n', stderr);
 	exit(2);
@@ -612,13 +841,13 @@ int main(int argc, char **argv)
 	const char *addr = NULL;
 	int opt, lfd, i, use_stdio = 0, have_mode = 0;
 
-	while ((opt = getopt(argc, argv, "m:t:M:l:s")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:e:E:S:M:l:s")) != -1) {
 		switch (opt) {
 		case 'm':
-			for (i = 0; i <= M_CLOSE; i++)
+			for (i = 0; i <= M_LAST; i++)
 				if (!strcmp(optarg, mode_names[i]))
 					break;
-			if (i > M_CLOSE)
+			if (i > M_LAST)
 				usage();
 			mode = i;
 			have_mode = 1;
@@ -628,8 +857,21 @@ int main(int argc, char **argv)
 				trigger_type = V9P_TREAD;
 			else if (!strcmp(optarg, "write"))
 				trigger_type = V9P_TWRITE;
+			else if (!strcmp(optarg, "walk"))
+				trigger_type = V9P_TWALK;
+			else if (!strcmp(optarg, "open"))
+				trigger_type = V9P_TOPEN;
 			else
 				usage();
+			break;
+		case 'e':
+			rerror_code = strtoul(optarg, NULL, 0);
+			break;
+		case 'E':
+			rerror_name = optarg;
+			break;
+		case 'S':
+			data_length = strtoull(optarg, NULL, 0);
 			break;
 		case 'M':
 			max_msize = strtoul(optarg, NULL, 0);
@@ -648,6 +890,10 @@ int main(int argc, char **argv)
 	}
 	if (!have_mode || (!addr == !use_stdio))
 		usage();
+	if (mode == M_STREAM)
+		data_length = 0;
+	if (mode == M_RENAMEFAIL)
+		file_exists[QPATH_SRC] = 1;
 	signal(SIGPIPE, SIG_IGN);
 	if (use_stdio)
 		serve_conn(0, 1);

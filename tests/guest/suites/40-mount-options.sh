@@ -217,7 +217,7 @@ fi
 klog_mark
 if good "port=$P,debug=0x8" 127.0.0.1 "debug=" debug=0x8; then
 	cat $M/file > /dev/null
-	if klog_new | grep -q '9P: v9fs_'; then
+	if klog_new | grep -q '9p2000: ninep_'; then
 		ok "debug=0x8 traces VFS calls in the kernel log"
 	else
 		not_ok "debug=0x8 traces VFS calls in the kernel log"

@@ -310,15 +310,15 @@ for c in $clients; do
 	fi
 done
 
-# The in-tree client goes first: its caches share names with ours (v9fs_*).
+# The in-tree client goes first, so that only our caches (9p2000_*) are left.
 case " $clients " in *" 9p "*) unload_client 9p ;; esac
 case " $clients " in
 *" 9P "*)
 	# Counting is the kernel's: kmem_cache_destroy() at rmmod checks each of our
 	# caches for objects still allocated and complains in the log if any are.
 	diag "9P module state before rmmod: refcnt $(cat /sys/module/9p2000/refcnt 2> /dev/null)"
-	caches=$(awk '$1 ~ /^(v9fs|9p2000)/ { print $1 }' /proc/slabinfo 2> /dev/null | sort -u | tr '\n' ' ')
-	grep -E '^(v9fs|9p2000)' /proc/slabinfo 2> /dev/null | sed 's/^/#   slab before rmmod: /'
+	caches=$(awk '$1 ~ /^9p2000_/ { print $1 }' /proc/slabinfo 2> /dev/null | sort -u | tr '\n' ' ')
+	grep -E '^9p2000_' /proc/slabinfo 2> /dev/null | sed 's/^/#   slab before rmmod: /'
 	klog0=$(dmesg | wc -l)	# only what rmmod adds (never clear the log)
 	if rmmod 9p2000 2> "$OUT/rmmod.txt"; then
 		ok "9P: rmmod 9p2000 after the fault tests"
@@ -333,7 +333,7 @@ case " $clients " in
 	else
 		ok "9P: no objects left in our slab caches at rmmod (checked: ${caches:-none})"
 	fi
-	left=$(awk '$1 ~ /^(v9fs|9p2000)/ { print $1 }' /proc/slabinfo 2> /dev/null)
+	left=$(awk '$1 ~ /^9p2000_/ { print $1 }' /proc/slabinfo 2> /dev/null)
 	if [ -z "$left" ]; then
 		ok "9P: our slab caches are gone after rmmod"
 	else
