@@ -65,6 +65,7 @@ static struct srv_req *req_alloc(struct srv_conn *c)
 	r->next = r->qnext = r->flushers = r->fnext = NULL;
 	r->state = SRV_REQ_QUEUED;
 	r->cancelled = false;
+	r->kicked = false;
 	return r;
 }
 
@@ -159,6 +160,7 @@ static void req_complete(struct srv_req *req)
 	fl = req->flushers;
 	req->flushers = NULL;
 	pthread_mutex_unlock(&c->lock);
+	srv_pool_forget(req);
 
 	for (; fl; fl = next) {
 		next = fl->fnext;

@@ -127,13 +127,16 @@ int srv_op_attach(struct srv_req *req)
 		goto out_fid;
 	}
 	err = srv_fid_set(f, fd, strdup(""), u, &req->out.rattach.qid);
+	if (err == 0 && !f->path)
+		err = -ENOMEM;
+	if (err == 0)
+		err = srv_fid_publish(req->conn, f);
 	if (err < 0)
 		goto out_fid;
 	srv_fid_put(f);
 	srv_user_put(u);
 	return srv_reply_fcall(req, V9P_RATTACH);
 out_fid:
-	srv_fid_unhash(req->conn, f);
 	srv_fid_put(f);
 out_user:
 	srv_user_put(u);
@@ -242,8 +245,9 @@ static int walk_step(int dfd, const struct v9p_str *name, int *cfd, char **cpath
 
 /*
  * Twalk. The first step goes from the fid's own descriptor under its lock
- * (a clone dups it); each step costs one openat2() and one fstatat(), as a
- * file's type never changes once known.
+ * (a clone dups it), once its path is known to still lead to it beneath
+ * the root; each step costs one openat2() and one fstatat(), as a file's
+ * type never changes once known.
  */
 int srv_op_walk(struct srv_req *req)
 {
@@ -283,6 +287,8 @@ int srv_op_walk(struct srv_req *req)
 		err = -ENOMEM;
 	else if (t->nwname == 0)
 		err = (cfd = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0)) < 0 ? -errno : 0;
+	else if ((err = srv_fid_beneath(f)) < 0)
+		;	/* moved out of the export behind v9fsd's back */
 	else if ((err = walk_step(f->pfd, &t->wname[0], &cfd, &cpath, &st, &r->wqid[0])) == 0)
 		i = 1;
 	pthread_mutex_unlock(&f->lock);
@@ -309,20 +315,19 @@ int srv_op_walk(struct srv_req *req)
 	if (i)
 		ftype = st.st_mode & S_IFMT;
 
-	if (t->newfid == t->fid) {
-		pthread_mutex_lock(&f->lock);
-		close(f->pfd);
-		free(f->path);
-		srv_fid_init(f, cfd, cpath, NULL, ftype);
-		pthread_mutex_unlock(&f->lock);
-	} else {
-		nf = srv_fid_new(req->conn, t->newfid, &err);
-		if (!nf)
-			goto out;
-		srv_fid_init(nf, cfd, cpath, f->user, ftype);
-	}
+	/* a complete new fid, then published: a walk onto itself swaps it in */
+	nf = srv_fid_new(req->conn, t->newfid, &err);
+	if (!nf)
+		goto out;
+	srv_fid_init(nf, cfd, cpath, f->user, ftype);
 	cfd = -1;
 	cpath = NULL;
+	if (t->newfid == t->fid)
+		err = srv_fid_replace(req->conn, f, nf);
+	else
+		err = srv_fid_publish(req->conn, nf);
+	if (err < 0)
+		goto out;
 	srv_names_unlock();
 	locked = false;
 	err = srv_reply_fcall(req, V9P_RWALK);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "srv.h"
 
@@ -20,8 +21,17 @@ static pthread_cond_t pool_cond = PTHREAD_COND_INITIALIZER;
 static struct srv_req *q_head, *q_tail;
 static int n_threads, n_idle, max_threads, q_len;
 
-/* SIGUSR2 interrupts a worker's blocking system call; it does nothing else. */
+/*
+ * SIGUSR2 interrupts a worker's blocking system call; it does nothing else.
+ * A signal that lands just before the worker enters the call is lost, so
+ * an interrupted request stays on the kick list, and is signalled again
+ * every few milliseconds, until it completes.
+ */
 #define SRV_SIG_INTERRUPT SIGUSR2
+#define SRV_KICK_NS	(5 * 1000 * 1000)
+
+static pthread_cond_t kick_cond = PTHREAD_COND_INITIALIZER;
+static struct srv_req *kick_list;
 
 static void on_interrupt(int sig)
 {
@@ -70,9 +80,32 @@ static int spawn_locked(void)
 	return 0;
 }
 
+static void *kicker_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pool_lock);
+	for (;;) {
+		struct timespec ts;
+
+		while (!kick_list)
+			pthread_cond_wait(&kick_cond, &pool_lock);
+		for (struct srv_req *r = kick_list; r; r = r->knext)
+			pthread_kill(r->worker, SRV_SIG_INTERRUPT);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += SRV_KICK_NS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&kick_cond, &pool_lock, &ts);
+	}
+	return NULL;
+}
+
 int srv_pool_start(int nthreads, int maxthreads)
 {
 	struct sigaction sa;
+	pthread_t t;
 	int err = 0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -80,6 +113,9 @@ int srv_pool_start(int nthreads, int maxthreads)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SRV_SIG_INTERRUPT, &sa, NULL);
 
+	if (pthread_create(&t, NULL, kicker_main, NULL) != 0)
+		return -EAGAIN;
+	pthread_detach(t);
 	pthread_mutex_lock(&pool_lock);
 	max_threads = maxthreads;
 	while (n_threads < nthreads && !err)
@@ -105,8 +141,36 @@ void srv_pool_submit(struct srv_req *req)
 	pthread_mutex_unlock(&pool_lock);
 }
 
-/* Caller holds the connection lock and saw req RUNNING. */
+/*
+ * Interrupt req's blocking call until it completes. The caller holds the
+ * connection lock and saw req RUNNING on a worker (not on a connection
+ * thread: those run nothing that blocks).
+ */
 void srv_pool_interrupt(struct srv_req *req)
 {
+	pthread_mutex_lock(&pool_lock);
+	if (!req->kicked) {
+		req->kicked = true;
+		req->knext = kick_list;
+		kick_list = req;
+		pthread_cond_signal(&kick_cond);
+	}
 	pthread_kill(req->worker, SRV_SIG_INTERRUPT);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* req completed: no more signals for its worker. */
+void srv_pool_forget(struct srv_req *req)
+{
+	if (!__atomic_load_n(&req->kicked, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&pool_lock);
+	for (struct srv_req **pp = &kick_list; *pp; pp = &(*pp)->knext) {
+		if (*pp == req) {
+			*pp = req->knext;
+			break;
+		}
+	}
+	req->kicked = false;
+	pthread_mutex_unlock(&pool_lock);
 }

@@ -43,7 +43,8 @@ struct srv_config {
 	bool readonly;
 	int debug;		/* trace messages to stderr */
 	int max_conns;		/* 0: unlimited */
-	unsigned int max_fids;
+	unsigned int max_fids;		/* per connection */
+	unsigned int max_total_fids;	/* every connection together; 0: none */
 	unsigned int max_reqs;
 	bool as_root;		/* euid 0: act as each attached user */
 	bool have_map_user;	/* -u: unknown users become this one */
@@ -58,6 +59,7 @@ extern struct srv_config srv_cfg;
 /* The identity a fid acts as (fixed at Tattach, inherited by walks). */
 struct srv_user {
 	int refs;
+	unsigned long serial;		/* unique: what a thread's switch is cached by */
 	uid_t uid;
 	gid_t gid;
 	int ngroups;
@@ -96,6 +98,7 @@ struct srv_fid {
 	uint8_t qtype;
 	mode_t ftype;			/* S_IFMT bits at walk time */
 	bool rclose;			/* ORCLOSE: remove at clunk */
+	bool gone;			/* clunked or replaced: under lock */
 	struct srv_user *user;
 	/* directory reads */
 	uint64_t dir_off;		/* 9P2000: next expected byte offset */
@@ -125,6 +128,8 @@ struct srv_req {
 	struct srv_req *fnext;
 	enum srv_req_state state;
 	bool cancelled;			/* flushed before it ran: no reply */
+	bool kicked;			/* on the pool's kick list (pool lock) */
+	struct srv_req *knext;
 	pthread_t worker;
 	uint16_t tag;
 	uint8_t type;
@@ -164,6 +169,7 @@ void srv_trace(struct srv_conn *c, const char *dir, const uint8_t *buf, uint32_t
 int srv_pool_start(int nthreads, int max_threads);
 void srv_pool_submit(struct srv_req *req);
 void srv_pool_interrupt(struct srv_req *req);
+void srv_pool_forget(struct srv_req *req);
 
 /* dispatch.c */
 void srv_dispatch(struct srv_req *req);
@@ -173,6 +179,8 @@ bool srv_inline_ok(struct srv_req *req);
 int srv_fidtab_init(struct srv_fidtab *t);
 void srv_fidtab_destroy(struct srv_fidtab *t);
 struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err);
+int srv_fid_publish(struct srv_conn *c, struct srv_fid *f);
+int srv_fid_replace(struct srv_conn *c, struct srv_fid *old, struct srv_fid *nf);
 struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid);
 void srv_fid_put(struct srv_fid *f);
 char *srv_fid_path(struct srv_fid *f);
@@ -183,11 +191,17 @@ void srv_names_wrlock(void);
 void srv_names_unlock(void);
 void srv_fid_rename_paths(const char *from, const char *to);
 
+/* limits.c: server-wide budgets shared by every connection */
+int srv_limit_fid_take(void);
+void srv_limit_fid_give(void);
+
 /* confine.c */
 int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode);
 int srv_fid_parent(struct srv_fid *f, const char *path, const char **base,
 		   struct stat *st);
 int srv_reopen(struct srv_fid *f, int flags);
+int srv_reopen_checked(int pfd, int dirfd, const char *path, mode_t type, int flags);
+int srv_fid_beneath(struct srv_fid *f);
 char *srv_path_join(const char *dir, const char *name);
 char *srv_path_parent(const char *path);
 int srv_check_name(const struct v9p_str *name, char *buf);
