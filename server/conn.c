@@ -421,7 +421,11 @@ static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
 	return 0;
 }
 
-void srv_conn_serve(int rfd, int wfd, const char *peer)
+/*
+ * Serve one client on rfd/wfd until it goes away. squash: a root attach
+ * acts as the anonymous user (network clients, unless no_root_squash).
+ */
+void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 {
 	struct srv_conn *c = calloc(1, sizeof(*c));
 	struct reader *rd = malloc(sizeof(*rd));
@@ -435,6 +439,7 @@ void srv_conn_serve(int rfd, int wfd, const char *peer)
 	c->wfd = wfd;
 	c->msize = srv_cfg.msize;
 	c->dialect = V9P_9P2000;
+	c->squash = squash;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->wlock, NULL);

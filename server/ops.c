@@ -113,6 +113,8 @@ int srv_op_attach(struct srv_req *req)
 	if (req->conn->dialect == V9P_9P2000)
 		t->n_uname = V9P_NONUNAME;
 	u = srv_user_lookup(&t->uname, t->n_uname, &err);
+	if (u && req->conn->squash && srv_cfg.as_root)
+		u = srv_user_squash(u, &err);
 	if (!u)
 		return err;
 	err = srv_user_become(u);

@@ -33,6 +33,21 @@
 #define SRV_MAX_FIDS		4096	/* per connection */
 #define SRV_MAX_REQS		128	/* outstanding requests per connection */
 #define SRV_MAX_USER_GROUPS	64
+#define SRV_MAX_TOTAL_REQS	4096	/* in flight, every connection together */
+#define SRV_MAX_THREADS		256	/* worker threads at most */
+#define SRV_FD_RESERVE		64	/* descriptors fids never take */
+#define SRV_MSG_TIMEOUT		30	/* s: a started message, or Tversion, completes */
+#define SRV_STALL_TIMEOUT	60	/* s: a reply is taken by the client */
+#define SRV_ANON_UID		65534	/* root squash: "nobody" */
+
+struct sockaddr;
+
+/* allow=ADDR/PREFIX */
+struct srv_allow {
+	int family;
+	uint8_t addr[16];
+	unsigned int prefix;
+};
 
 struct srv_config {
 	int root_fd;		/* O_PATH|O_DIRECTORY on the export root */
@@ -45,7 +60,16 @@ struct srv_config {
 	int max_conns;		/* 0: unlimited */
 	unsigned int max_fids;		/* per connection */
 	unsigned int max_total_fids;	/* every connection together; 0: none */
-	unsigned int max_reqs;
+	unsigned int max_reqs;		/* in flight per connection */
+	unsigned int max_total_reqs;	/* in flight, every connection */
+	unsigned int max_threads;
+	unsigned int fd_reserve;
+	unsigned int msg_timeout;	/* seconds; 0: none */
+	unsigned int stall_timeout;	/* seconds; 0: none */
+	unsigned int idle_timeout;	/* seconds; 0: none */
+	bool no_root_squash;		/* TCP attaches as root stay root */
+	struct srv_allow *allow;	/* TCP clients allowed; none: all */
+	int nallow;
 	bool as_root;		/* euid 0: act as each attached user */
 	bool have_map_user;	/* -u: unknown users become this one */
 	uid_t map_uid;
@@ -55,6 +79,10 @@ struct srv_config {
 };
 
 extern struct srv_config srv_cfg;
+
+/* config.c */
+int srv_config_option(const char *opt);
+bool srv_addr_allowed(const struct sockaddr *sa);
 
 /* The identity a fid acts as (fixed at Tattach, inherited by walks). */
 struct srv_user {
@@ -155,11 +183,12 @@ struct srv_conn {
 	unsigned int nfree;
 	struct srv_fidtab fids;
 	bool dead;			/* write failed: stop replying */
+	bool squash;			/* root attaches act as the anonymous user */
 	char peer[80];
 };
 
 /* conn.c */
-void srv_conn_serve(int rfd, int wfd, const char *peer);
+void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash);
 bool srv_req_start(struct srv_req *req);
 void srv_reply(struct srv_req *req, int len);
 void srv_reply_error(struct srv_req *req, int err);
@@ -211,6 +240,7 @@ int srv_is_root(const struct stat *st);
 
 /* user.c */
 struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, int *err);
+struct srv_user *srv_user_squash(struct srv_user *u, int *err);
 void srv_user_get(struct srv_user *u);
 void srv_user_put(struct srv_user *u);
 int srv_user_become(const struct srv_user *u);

@@ -124,6 +124,39 @@ struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, 
 	return NULL;
 }
 
+/*
+ * Root squash, as NFS does it: uid 0 becomes the anonymous user ("nobody"
+ * or 65534) with that user's groups; gid 0 is dropped from the others. u is
+ * consumed; returns the identity to use.
+ */
+struct srv_user *srv_user_squash(struct srv_user *u, int *err)
+{
+	struct srv_user *n;
+	int k = 0;
+
+	if (u->uid == 0) {
+		n = calloc(1, sizeof(*n));
+		if (!n) {
+			srv_user_put(u);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		n->refs = 1;
+		n->serial = __atomic_add_fetch(&user_serial, 1, __ATOMIC_RELAXED);
+		if (lookup_name(n, "nobody") < 0)
+			lookup_uid(n, SRV_ANON_UID);
+		srv_user_put(u);
+		u = n;
+	}
+	if (u->gid == 0)
+		u->gid = SRV_ANON_UID;
+	for (int i = 0; i < u->ngroups; i++)
+		if (u->groups[i] != 0)
+			u->groups[k++] = u->groups[i];
+	u->ngroups = k;
+	return u;
+}
+
 void srv_user_get(struct srv_user *u)
 {
 	pthread_mutex_lock(&user_lock);
