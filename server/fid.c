@@ -153,7 +153,7 @@ int srv_fid_publish(struct srv_conn *c, struct srv_fid *f)
 		err = -EMFILE;
 		goto out;
 	}
-	err = srv_limit_fid_take();
+	err = srv_limit_fid_take(t->count);
 	if (err < 0)
 		goto out;
 	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);

@@ -555,6 +555,7 @@ int srv_op_lock(struct srv_req *req)
 	struct v9p_tlock *t = &req->in.tlock;
 	struct srv_fid *f;
 	struct flock fl;
+	bool wait;
 	int err;
 
 	err = srv_get_fid(req, t->fid, &f);
@@ -571,13 +572,17 @@ int srv_op_lock(struct srv_req *req)
 	 * A blocking request waits here, on a worker thread (never a
 	 * connection's), until the lock is free or a Tflush interrupts it
 	 * (EINTR: LOCK_BLOCKED, and the client polls as it would anyway).
+	 * Past the limit of waiting requests it does not wait at all.
 	 */
-	if (fcntl(f->ofd, lock_waits(t) ? F_OFD_SETLKW : F_OFD_SETLK, &fl) == 0)
+	wait = lock_waits(t) && srv_limit_wait_take(req->conn);
+	if (fcntl(f->ofd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) == 0)
 		req->out.rlock.status = V9P_LOCK_SUCCESS;
 	else if (errno == EAGAIN || errno == EACCES || errno == EINTR)
 		req->out.rlock.status = V9P_LOCK_BLOCKED;
 	else
 		req->out.rlock.status = V9P_LOCK_ERROR;
+	if (wait)
+		srv_limit_wait_give(req->conn);
 	err = srv_reply_fcall(req, V9P_RLOCK);
 out:
 	srv_fid_put(f);

@@ -3,9 +3,10 @@
  * pool.c - the worker threads that run requests.
  *
  * One queue for all connections. The pool starts with a few threads and
- * grows (up to a cap) whenever a request is queued while every thread is
- * busy, so requests that block (a fifo read, a lock wait) cannot starve
- * the others.
+ * grows (up to max_threads) whenever a request is queued while every
+ * thread is busy, so requests that block (a lock wait) cannot starve the
+ * others; threads idle for SRV_IDLE_EXIT_S exit again, down to the number
+ * started with.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,7 +20,10 @@
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_cond = PTHREAD_COND_INITIALIZER;
 static struct srv_req *q_head, *q_tail;
-static int n_threads, n_idle, max_threads, q_len;
+static int n_threads, n_idle, max_threads, min_threads, q_len;
+
+/* A thread idle this long exits, down to the number started with. */
+#define SRV_IDLE_EXIT_S	10
 
 /*
  * SIGUSR2 interrupts a worker's blocking system call; it does nothing else.
@@ -46,9 +50,20 @@ static void *worker_main(void *arg)
 
 		pthread_mutex_lock(&pool_lock);
 		while (!q_head) {
+			struct timespec ts;
+			int err;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += SRV_IDLE_EXIT_S;
 			n_idle++;
-			pthread_cond_wait(&pool_cond, &pool_lock);
+			err = pthread_cond_timedwait(&pool_cond, &pool_lock, &ts);
 			n_idle--;
+			if (err == ETIMEDOUT && !q_head && n_threads > min_threads) {
+				/* the pool shrinks back after a burst */
+				n_threads--;
+				pthread_mutex_unlock(&pool_lock);
+				return NULL;
+			}
 		}
 		req = q_head;
 		q_len--;
@@ -118,6 +133,7 @@ int srv_pool_start(int nthreads, int maxthreads)
 	pthread_detach(t);
 	pthread_mutex_lock(&pool_lock);
 	max_threads = maxthreads;
+	min_threads = nthreads;
 	while (n_threads < nthreads && !err)
 		err = spawn_locked();
 	pthread_mutex_unlock(&pool_lock);

@@ -39,6 +39,11 @@
 #define SRV_MSG_TIMEOUT		30	/* s: a started message, or Tversion, completes */
 #define SRV_STALL_TIMEOUT	60	/* s: a reply is taken by the client */
 #define SRV_ANON_UID		65534	/* root squash: "nobody" */
+#define SRV_FID_FLOOR		4	/* fids a connection may take from the reserve */
+#define SRV_MAX_WAITS		8	/* blocking Tlocks waiting per connection */
+#define SRV_SMALL_BUF		(16 * 1024)	/* request buffers start this big */
+#define SRV_CACHE_BYTES		(4u << 20)	/* kept for reuse per connection */
+#define SRV_CONN_BYTES		(32u << 20)	/* request buffers in flight per connection */
 
 struct sockaddr;
 
@@ -162,9 +167,10 @@ struct srv_req {
 	uint16_t tag;
 	uint8_t type;
 	uint32_t rxlen;
-	uint8_t *rx;			/* msize bytes: the request */
-	uint8_t *tx;			/* msize bytes: the reply */
-	uint32_t bufsize;
+	uint8_t *rx;			/* the request: rxcap bytes */
+	uint8_t *tx;			/* the reply: bufsize bytes */
+	uint32_t rxcap;
+	uint32_t bufsize;		/* sized to the reply, at most msize */
 	struct v9p_fcall in;		/* decoded view into rx */
 	struct v9p_fcall out;
 };
@@ -181,9 +187,12 @@ struct srv_conn {
 	unsigned int nreqs;
 	struct srv_req *free_reqs;
 	unsigned int nfree;
+	uint32_t cached_bytes;		/* buffers of free_reqs */
+	uint64_t inflight_bytes;	/* buffers of the requests in flight */
 	struct srv_fidtab fids;
 	bool dead;			/* write failed: stop replying */
 	bool squash;			/* root attaches act as the anonymous user */
+	unsigned int nwaiting;		/* blocking Tlocks waiting (atomic) */
 	char peer[80];
 };
 
@@ -221,8 +230,12 @@ void srv_names_unlock(void);
 void srv_fid_rename_paths(const char *from, const char *to);
 
 /* limits.c: server-wide budgets shared by every connection */
-int srv_limit_fid_take(void);
+int srv_limit_fid_take(unsigned int held);
 void srv_limit_fid_give(void);
+bool srv_limit_req_take(void);
+void srv_limit_req_give(void);
+bool srv_limit_wait_take(struct srv_conn *c);
+void srv_limit_wait_give(struct srv_conn *c);
 
 /* confine.c */
 int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode);
