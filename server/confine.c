@@ -177,7 +177,7 @@ int srv_reopen(struct srv_fid *f, int flags)
  */
 int srv_fid_beneath(struct srv_fid *f)
 {
-	struct stat a, b;
+	struct stat a;
 	int fd, err = 0;
 
 	if (!f->path || !*f->path)
@@ -185,9 +185,7 @@ int srv_fid_beneath(struct srv_fid *f)
 	fd = srv_open_beneath(srv_cfg.root_fd, f->path, O_PATH, 0);
 	if (fd < 0)
 		return fd == -ENOTDIR ? -ENOENT : fd;
-	if (fstat(fd, &a) < 0 ||
-	    fstatat(f->pfd, "", &b, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ||
-	    a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+	if (fstat(fd, &a) < 0 || a.st_ino != f->ino || a.st_dev != f->dev)
 		err = -ENOENT;
 	close(fd);
 	return err;

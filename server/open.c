@@ -102,7 +102,7 @@ static int become_child(struct srv_conn *c, struct srv_fid *df, const char *name
 		close(pfd);
 		goto fail;
 	}
-	srv_fid_init(nf, pfd, path, df->user, st.st_mode);
+	srv_fid_init(nf, pfd, path, df->user, &st);
 	nf->ofd = fd;
 	nf->oflags = flags;
 	nf->rclose = rclose;

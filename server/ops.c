@@ -51,14 +51,20 @@ int srv_fid_stat(struct srv_fid *f, struct stat *st)
 }
 
 /*
- * Point f at an O_PATH descriptor and its path (both consumed) of file type
- * ftype; a fresh fid also takes a reference on user u.
+ * Point f at an O_PATH descriptor and its path (both consumed) of the file
+ * st describes (its type and identity); a fresh fid also takes a reference
+ * on user u.
  */
-void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u, mode_t ftype)
+void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		  const struct stat *st)
 {
+	mode_t ftype = st->st_mode & S_IFMT;
+
 	f->pfd = pfd;
 	f->path = path;
-	f->ftype = ftype & S_IFMT;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->ftype = ftype;
 	f->qtype = S_ISDIR(ftype) ? V9P_QTDIR : S_ISLNK(ftype) ? V9P_QTSYMLINK : V9P_QTFILE;
 	if (u) {
 		srv_user_get(u);
@@ -80,7 +86,7 @@ int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 		return err;
 	}
 	srv_qid_from_stat(&st, qid);
-	srv_fid_init(f, pfd, path, u, st.st_mode);
+	srv_fid_init(f, pfd, path, u, &st);
 	return 0;
 }
 
@@ -260,7 +266,6 @@ int srv_op_walk(struct srv_req *req)
 	int err, cfd = -1;
 	char *cpath = NULL;
 	bool locked = false;
-	mode_t ftype;
 	uint16_t i = 0;
 
 	err = srv_get_fid(req, t->fid, &f);
@@ -283,7 +288,10 @@ int srv_op_walk(struct srv_req *req)
 	srv_names_rdlock();
 	locked = true;
 	pthread_mutex_lock(&f->lock);
-	ftype = f->ftype;
+	/* a clone names f's own file */
+	st.st_mode = f->ftype;
+	st.st_dev = f->dev;
+	st.st_ino = f->ino;
 	cpath = strdup(f->path);
 	if (!cpath)
 		err = -ENOMEM;
@@ -314,14 +322,12 @@ int srv_op_walk(struct srv_req *req)
 		goto out;
 	}
 	r->nwqid = i;
-	if (i)
-		ftype = st.st_mode & S_IFMT;
 
 	/* a complete new fid, then published: a walk onto itself swaps it in */
 	nf = srv_fid_new(req->conn, t->newfid, &err);
 	if (!nf)
 		goto out;
-	srv_fid_init(nf, cfd, cpath, f->user, ftype);
+	srv_fid_init(nf, cfd, cpath, f->user, &st);
 	cfd = -1;
 	cpath = NULL;
 	if (t->newfid == t->fid)

@@ -10,7 +10,8 @@
 int srv_get_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp);
 int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 		struct v9p_qid *qid);
-void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u, mode_t ftype);
+void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		  const struct stat *st);
 int srv_fid_open(struct srv_fid *f, int flags, bool rclose, struct v9p_qid *qid);
 int srv_create_in(struct srv_conn *c, struct srv_fid *df, const char *name, int flags,
 		  mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid);

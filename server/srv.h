@@ -130,6 +130,8 @@ struct srv_fid {
 	char *path;
 	uint8_t qtype;
 	mode_t ftype;			/* S_IFMT bits at walk time */
+	dev_t dev;			/* the file's identity, fixed */
+	ino_t ino;
 	bool rclose;			/* ORCLOSE: remove at clunk */
 	bool gone;			/* clunked or replaced: under lock */
 	struct srv_user *user;
