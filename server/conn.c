@@ -95,6 +95,7 @@ static struct srv_req *req_alloc(struct srv_conn *c)
 	r->state = SRV_REQ_QUEUED;
 	r->cancelled = false;
 	r->kicked = false;
+	r->on_worker = false;
 	return r;
 }
 
@@ -220,6 +221,8 @@ static void req_complete(struct srv_req *req)
 	req->flushers = NULL;
 	pthread_mutex_unlock(&c->lock);
 	srv_pool_forget(req);
+	if (req->on_worker)
+		srv_pool_done(req);
 
 	for (; fl; fl = next) {
 		next = fl->fnext;

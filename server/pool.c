@@ -42,6 +42,38 @@ static void on_interrupt(int sig)
 	(void)sig;
 }
 
+/*
+ * Workers one connection may occupy at a time: requests of a client whose
+ * replies are stuck (it does not read them) wait for the connection's
+ * write lock on their workers, and must not take every worker from the
+ * other clients.
+ */
+static unsigned int conn_share(void)
+{
+	return max_threads / 4 > 2 ? (unsigned int)max_threads / 4 : 2;
+}
+
+/* Take the first queued request whose connection is under its share. */
+static struct srv_req *pick_locked(void)
+{
+	struct srv_req **pp, *prev = NULL;
+
+	for (pp = &q_head; *pp; prev = *pp, pp = &(*pp)->qnext) {
+		struct srv_req *r = *pp;
+
+		if (r->conn->nrunning >= conn_share())
+			continue;
+		*pp = r->qnext;
+		if (q_tail == r)
+			q_tail = prev;
+		q_len--;
+		r->conn->nrunning++;
+		r->on_worker = true;
+		return r;
+	}
+	return NULL;
+}
+
 static void *worker_main(void *arg)
 {
 	(void)arg;
@@ -49,7 +81,7 @@ static void *worker_main(void *arg)
 		struct srv_req *req;
 
 		pthread_mutex_lock(&pool_lock);
-		while (!q_head) {
+		while (!(req = pick_locked())) {
 			struct timespec ts;
 			int err;
 
@@ -65,11 +97,6 @@ static void *worker_main(void *arg)
 				return NULL;
 			}
 		}
-		req = q_head;
-		q_len--;
-		q_head = req->qnext;
-		if (!q_head)
-			q_tail = NULL;
 		pthread_mutex_unlock(&pool_lock);
 
 		if (srv_req_start(req))
@@ -172,6 +199,17 @@ void srv_pool_interrupt(struct srv_req *req)
 		pthread_cond_signal(&kick_cond);
 	}
 	pthread_kill(req->worker, SRV_SIG_INTERRUPT);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* req, taken by a worker, completed: its connection's share has room. */
+void srv_pool_done(struct srv_req *req)
+{
+	pthread_mutex_lock(&pool_lock);
+	req->conn->nrunning--;
+	req->on_worker = false;
+	if (q_head)
+		pthread_cond_signal(&pool_cond);
 	pthread_mutex_unlock(&pool_lock);
 }
 

@@ -164,6 +164,7 @@ struct srv_req {
 	enum srv_req_state state;
 	bool cancelled;			/* flushed before it ran: no reply */
 	bool kicked;			/* on the pool's kick list (pool lock) */
+	bool on_worker;			/* taken by a worker (pool lock) */
 	struct srv_req *knext;
 	pthread_t worker;
 	uint16_t tag;
@@ -195,6 +196,7 @@ struct srv_conn {
 	bool dead;			/* write failed: stop replying */
 	bool squash;			/* root attaches act as the anonymous user */
 	unsigned int nwaiting;		/* blocking Tlocks waiting (atomic) */
+	unsigned int nrunning;		/* requests on workers (pool lock) */
 	char peer[80];
 };
 
@@ -210,6 +212,7 @@ int srv_pool_start(int nthreads, int max_threads);
 void srv_pool_submit(struct srv_req *req);
 void srv_pool_interrupt(struct srv_req *req);
 void srv_pool_forget(struct srv_req *req);
+void srv_pool_done(struct srv_req *req);
 
 /* dispatch.c */
 void srv_dispatch(struct srv_req *req);
