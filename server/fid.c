@@ -167,38 +167,40 @@ out:
 
 /*
  * Make the fid number of old name nf instead (Twalk newfid = fid, Tcreate,
- * Tlcreate): old is left as it was for the requests still holding it, its
- * descriptors close with their last reference. -EBADF if old was clunked
- * meanwhile, -EBUSY if it was opened meanwhile.
+ * Tlcreate): the fid it replaces is left as it was for the requests still
+ * holding it, its descriptors close with their last reference. If a
+ * concurrent request replaced old already, the later one wins. -EBADF if
+ * the number was clunked meanwhile, -EBUSY if it was opened meanwhile.
  */
 int srv_fid_replace(struct srv_conn *c, struct srv_fid *old, struct srv_fid *nf)
 {
 	struct srv_fidtab *t = &c->fids;
-	struct srv_fid **pp;
+	struct srv_fid **pp, *cur = NULL;
 	int err = 0;
 
 	pthread_mutex_lock(&t->lock);
 	pp = fid_find_locked(t, old->fid);
-	if (!pp || *pp != old) {
+	if (!pp) {
 		err = -EBADF;
 		goto out;
 	}
-	pthread_mutex_lock(&old->lock);
-	if (old->ofd >= 0 || old->xattr)
+	cur = *pp;
+	pthread_mutex_lock(&cur->lock);
+	if (cur->ofd >= 0 || cur->xattr)
 		err = -EBUSY;
 	else
-		old->gone = true;
-	pthread_mutex_unlock(&old->lock);
+		cur->gone = true;
+	pthread_mutex_unlock(&cur->lock);
 	if (err < 0)
 		goto out;
-	nf->fid = old->fid;
-	nf->hnext = old->hnext;
+	nf->fid = cur->fid;
+	nf->hnext = cur->hnext;
 	__atomic_add_fetch(&nf->refs, 1, __ATOMIC_RELAXED);
 	*pp = nf;
 out:
 	pthread_mutex_unlock(&t->lock);
 	if (err == 0)
-		srv_fid_put(old);	/* the table's reference */
+		srv_fid_put(cur);	/* the table's reference */
 	return err;
 }
 

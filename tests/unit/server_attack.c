@@ -52,6 +52,7 @@ struct batch {
 	uint8_t buf[16384];
 	int len, n;
 	uint16_t tag;
+	uint8_t types[0x10000];	/* by tag */
 };
 
 static void b_reset(struct batch *b)
@@ -65,6 +66,7 @@ static void b_add(struct batch *b, enum v9p_dialect d, struct v9p_fcall *t)
 	int n;
 
 	t->tag = b->tag++;
+	b->types[t->tag] = t->type;
 	if (b->tag >= 0xff00)
 		b->tag = 0;
 	n = v9p_pack(t, d, b->buf + b->len, sizeof(b->buf) - (size_t)b->len);
@@ -267,6 +269,60 @@ out:
 	return NULL;
 }
 
+/*
+ * Fid 1 on directory d walks onto itself while Tgetattr and Twalk(1 -> 3,
+ * "g") run on it: a Tgetattr must see d (its qid), never a closed or
+ * reused descriptor. wrong counts answers that are not d's.
+ */
+static void *race_self_walk(void *p)
+{
+	struct attacker *a = p;
+	struct batch *b = calloc(1, sizeof(*b));
+	struct v9p_fcall r;
+	uint64_t dq;
+	struct tc c;
+
+	if (!b || connect_as(&c, a->addr, 0) < 0 || open_pub(&c) < 0 ||
+	    tc_walk(&c, 0, 1, "d") < 0 || tc_rpc(&c, m_fid(V9P_TGETATTR, 1)) < 0) {
+		a->died = true;
+		free(b);
+		return NULL;
+	}
+	dq = c.r.rgetattr.qid.path;
+	while (now() < a->until) {
+		b_reset(b);
+		b_add(b, c.d, m_fid(V9P_TFSYNC, 2));
+		for (int k = 0; k < 6; k++) {
+			b_add(b, c.d, m_walk(1, 1, NULL));
+			b_add(b, c.d, m_fid(V9P_TGETATTR, 1));
+			b_add(b, c.d, m_walk(1, 3, "g"));
+			b_add(b, c.d, m_fid(V9P_TCLUNK, 3));
+		}
+		if (tc_send_raw(&c, b->buf, (size_t)b->len) < 0) {
+			a->died = true;
+			break;
+		}
+		for (int i = 0; i < b->n; i++) {
+			struct pollfd pf = { .fd = c.fd, .events = POLLIN };
+
+			if (poll(&pf, 1, 5000) != 1 || tc_recv(&c, &r) < 0) {
+				a->died = true;
+				goto out;
+			}
+			if (r.type == V9P_RGETATTR && r.rgetattr.qid.path != dq)
+				a->leaks++;
+			/* the clones to 3 and their clunks may overtake each other */
+			if (r.type == V9P_RLERROR && b->types[r.tag] == V9P_TGETATTR)
+				a->leaks++;
+		}
+		a->rounds++;
+	}
+out:
+	tc_stop(&c);
+	free(b);
+	return NULL;
+}
+
 static int run_attackers(void *(*fn)(void *), struct attacker *a, int n)
 {
 	pthread_t th[16];
@@ -327,6 +383,22 @@ static void test_fid_race(void)
 	       "requests on a fid still being walked never crash v9fsd (%ld rounds)", rounds);
 	tap_ok(leaks == 0, "nobody never reads a root-only file by racing a walk (%ld of %ld)",
 	       leaks, rounds);
+
+	rounds = leaks = 0;
+	died = false;
+	t0 = now();
+	for (int i = 0; i < 4; i++)
+		a[i] = (struct attacker){ .addr = d.addrs[0], .until = t0 + 1.5 };
+	if (daemon_alive(&d))
+		run_attackers(race_self_walk, a, 4);
+	for (int i = 0; i < 4; i++) {
+		rounds += a[i].rounds;
+		leaks += a[i].leaks;
+		died |= a[i].died;
+	}
+	tap_ok(!died && daemon_alive(&d) && leaks == 0,
+	       "a fid walking onto itself never loses its descriptor under other requests "
+	       "(%ld wrong of %ld rounds)", leaks, rounds);
 	tc_daemon_stop(&d);
 }
 
@@ -625,6 +697,9 @@ int main(void)
 	fd = open(at("pub"), O_CREAT | O_WRONLY, 0644);
 	if (write(fd, "public", 6) != 6)
 		return 1;
+	close(fd);
+	mkdir(at("d"), 0755);
+	fd = open(at("d/g"), O_CREAT | O_WRONLY, 0644);
 	close(fd);
 	fd = open(at("secret"), O_CREAT | O_WRONLY, 0600);
 	if (write(fd, "SECRET", 6) != 6)
