@@ -48,8 +48,13 @@ $(BUILD)/fuzz/server_dispatch: tests/fuzz/server_dispatch.c $(SERVER_DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iserver -pthread -o $@ $< $(SERVER_FUZZ_SRCS) $(PROTO_SRCS)
 
-FUZZ_TARGETS += $(BUILD)/fuzz/server_dispatch
+# The same stream on up to four connections at once, pipelined: races.
+$(BUILD)/fuzz/server_race: tests/fuzz/server_race.c $(SERVER_DEPS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iserver -pthread -o $@ $< $(SERVER_FUZZ_SRCS) $(PROTO_SRCS)
+
+FUZZ_TARGETS += $(BUILD)/fuzz/server_dispatch $(BUILD)/fuzz/server_race
 
 .PHONY: server-fuzz
-server-fuzz: $(BUILD)/fuzz/server_dispatch
+server-fuzz: $(BUILD)/fuzz/server_dispatch $(BUILD)/fuzz/server_race
 	@tests/fuzz/run.sh $(or $(FUZZ_SECONDS),60) $^

@@ -1,8 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * config.c - the server's settings, with their defaults. Apart from
- * main.c so that the fuzz target can link the server without main().
+ * config.c - the server's settings, with their defaults, and the -o
+ * options that change them. Apart from main.c so that the fuzz target can
+ * link the server without main().
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "srv.h"
 
 struct srv_config srv_cfg = {
@@ -10,4 +21,140 @@ struct srv_config srv_cfg = {
 	.msize = SRV_DEFAULT_MSIZE,
 	.max_fids = SRV_MAX_FIDS,
 	.max_reqs = SRV_MAX_REQS,
+	.max_total_reqs = SRV_MAX_TOTAL_REQS,
+	.max_threads = SRV_MAX_THREADS,
+	.fd_reserve = SRV_FD_RESERVE,
+	.msg_timeout = SRV_MSG_TIMEOUT,
+	.stall_timeout = SRV_STALL_TIMEOUT,
 };
+
+static int parse_num(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* allow=ADDR[/PREFIX]: a client address (IPv4 or IPv6) or network. */
+static int add_allow(const char *spec)
+{
+	struct srv_allow a, *n;
+	char host[INET6_ADDRSTRLEN];
+	const char *slash = strchr(spec, '/');
+	unsigned long prefix;
+	size_t hl = slash ? (size_t)(slash - spec) : strlen(spec);
+
+	if (hl >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, spec, hl);
+	host[hl] = '\0';
+	memset(&a, 0, sizeof(a));
+	if (inet_pton(AF_INET, host, a.addr) == 1) {
+		a.family = AF_INET;
+		prefix = 32;
+	} else if (inet_pton(AF_INET6, host, a.addr) == 1) {
+		a.family = AF_INET6;
+		prefix = 128;
+	} else {
+		return -EINVAL;
+	}
+	if (slash && parse_num(slash + 1, prefix, &prefix) < 0)
+		return -EINVAL;
+	a.prefix = (unsigned int)prefix;
+	n = realloc(srv_cfg.allow, (size_t)(srv_cfg.nallow + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n[srv_cfg.nallow++] = a;
+	srv_cfg.allow = n;
+	return 0;
+}
+
+static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned int bits)
+{
+	unsigned int bytes = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, b, bytes))
+		return false;
+	if (!rest)
+		return true;
+	return ((a[bytes] ^ b[bytes]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+/* Whether a TCP client at sa may connect: every one, unless allow= was given. */
+bool srv_addr_allowed(const struct sockaddr *sa)
+{
+	const uint8_t *addr;
+	int family = sa->sa_family;
+
+	if (!srv_cfg.nallow)
+		return true;
+	if (family == AF_INET) {
+		addr = (const uint8_t *)&((const struct sockaddr_in *)sa)->sin_addr;
+	} else if (family == AF_INET6) {
+		const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		addr = a6->s6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a6)) {
+			family = AF_INET;
+			addr += 12;
+		}
+	} else {
+		return false;
+	}
+	for (int i = 0; i < srv_cfg.nallow; i++)
+		if (srv_cfg.allow[i].family == family &&
+		    prefix_match(addr, srv_cfg.allow[i].addr, srv_cfg.allow[i].prefix))
+			return true;
+	return false;
+}
+
+struct num_opt {
+	const char *name;
+	unsigned long min, max;
+	unsigned int *val;
+};
+
+/* One -o option: "name" or "name=value"; 0 or -EINVAL. */
+int srv_config_option(const char *opt)
+{
+	const struct num_opt nums[] = {
+		{ "max_fids", 1, INT_MAX, &srv_cfg.max_fids },
+		{ "max_total_fids", 0, INT_MAX, &srv_cfg.max_total_fids },
+		{ "fd_reserve", 8, 1 << 20, &srv_cfg.fd_reserve },
+		{ "max_reqs", 1, 65000, &srv_cfg.max_reqs },
+		{ "max_total_reqs", 1, INT_MAX, &srv_cfg.max_total_reqs },
+		{ "max_threads", 1, 4096, &srv_cfg.max_threads },
+		{ "msg_timeout", 0, 86400, &srv_cfg.msg_timeout },
+		{ "stall_timeout", 0, 86400, &srv_cfg.stall_timeout },
+		{ "idle_timeout", 0, INT_MAX, &srv_cfg.idle_timeout },
+	};
+	const char *eq = strchr(opt, '=');
+	size_t nl = eq ? (size_t)(eq - opt) : strlen(opt);
+	unsigned long v;
+
+	if (!eq && !strcmp(opt, "no_root_squash")) {
+		srv_cfg.no_root_squash = true;
+		return 0;
+	}
+	if (!eq && !strcmp(opt, "root_squash")) {
+		srv_cfg.no_root_squash = false;
+		return 0;
+	}
+	if (eq && nl == 5 && !strncmp(opt, "allow", 5))
+		return add_allow(eq + 1);
+	for (size_t i = 0; eq && i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (strlen(nums[i].name) != nl || strncmp(opt, nums[i].name, nl))
+			continue;
+		if (parse_num(eq + 1, nums[i].max, &v) < 0 || v < nums[i].min)
+			return -EINVAL;
+		*nums[i].val = (unsigned int)v;
+		return 0;
+	}
+	return -EINVAL;
+}

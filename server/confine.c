@@ -114,52 +114,81 @@ int srv_proc_path(int fd, char *buf, size_t len)
 }
 
 /*
- * Without /proc: open f's path again beneath the root, and keep the result
- * only if it is f's own inode (the name may have been taken by another
- * file meanwhile).
+ * Open again, with open flags, the file that the O_PATH descriptor pfd
+ * holds and that has file type type (S_IFREG or S_IFDIR): through our own
+ * /proc/self/fd link, which reopens that very inode with a fresh permission
+ * check; without /proc by name (path relative to dirfd, beneath it), kept
+ * only if it is pfd's own inode. The lookup by name never blocks (O_NONBLOCK,
+ * cleared afterwards unless asked for) and truncates only once the inode is
+ * known to be the right one.
  */
-static int reopen_by_path(struct srv_fid *f, int flags)
+int srv_reopen_checked(int pfd, int dirfd, const char *path, mode_t type, int flags)
 {
 	struct stat a, b;
+	char p[64];
 	int fd;
 
-	fd = srv_open_beneath(srv_cfg.root_fd, f->path ? f->path : "", flags, 0);
+	flags &= ~(O_CREAT | O_EXCL | O_NOFOLLOW);
+	if (srv_cfg.proc_ok) {
+		srv_proc_path(pfd, p, sizeof(p));
+		fd = open(p, flags | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	fd = srv_open_beneath(dirfd, path, (flags & ~O_TRUNC) | O_NONBLOCK, 0);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &a) < 0 ||
-	    fstatat(f->pfd, "", &b, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ||
-	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+	    fstatat(pfd, "", &b, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev || (a.st_mode & S_IFMT) != type) {
 		close(fd);
 		return -ENOENT;
+	}
+	if ((!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) ||
+	    ((flags & O_TRUNC) && ftruncate(fd, 0) < 0)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
 	}
 	return fd;
 }
 
 /*
  * Open the very file f names (not whatever its path names now) with open
- * flags. Going through our own /proc/self/fd link reopens the inode held by
- * pfd with a fresh permission check; without /proc the path is resolved
- * again beneath the root. Symlinks and devices are never opened. The
- * caller holds f->lock (f->path may change under a rename otherwise).
+ * flags. Only regular files and directories: symlinks, devices, fifos and
+ * sockets are never opened (a fid's type never changes, pfd holds the
+ * inode). The caller holds f->lock (f->path may change under a rename).
  */
 int srv_reopen(struct srv_fid *f, int flags)
 {
-	char p[64];
-	int fd;
-
 	if (S_ISLNK(f->ftype))
 		return -ELOOP;
-	if (S_ISBLK(f->ftype) || S_ISCHR(f->ftype) || S_ISSOCK(f->ftype))
+	if (!S_ISREG(f->ftype) && !S_ISDIR(f->ftype))
 		return -EPERM;
-	flags &= ~(O_CREAT | O_EXCL | O_NOFOLLOW);
-	if (srv_cfg.proc_ok) {
-		srv_proc_path(f->pfd, p, sizeof(p));
-		fd = open(p, flags | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		return fd;
-	}
-	return reopen_by_path(f, flags);
+	return srv_reopen_checked(f->pfd, srv_cfg.root_fd, f->path ? f->path : "",
+				  f->ftype, flags);
+}
+
+/*
+ * Whether the file f names is still where f's path says, beneath the root:
+ * a directory moved out of the export on the host is no longer reachable
+ * through a fid held in it (ENOENT). The root itself cannot move out. The
+ * caller holds f->lock.
+ */
+int srv_fid_beneath(struct srv_fid *f)
+{
+	struct stat a;
+	int fd, err = 0;
+
+	if (!f->path || !*f->path)
+		return 0;
+	fd = srv_open_beneath(srv_cfg.root_fd, f->path, O_PATH, 0);
+	if (fd < 0)
+		return fd == -ENOTDIR ? -ENOENT : fd;
+	if (fstat(fd, &a) < 0 || a.st_ino != f->ino || a.st_dev != f->dev)
+		err = -ENOENT;
+	close(fd);
+	return err;
 }
 
 /* "dir/name" (or "name" at the root); NULL when out of memory. */

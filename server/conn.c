@@ -14,10 +14,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 
 #include "srv.h"
@@ -30,8 +34,38 @@ static uint32_t get_le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
+/* The buffers every request starts with; larger ones are sized to need. */
+static uint32_t small_size(const struct srv_conn *c)
+{
+	return c->msize < SRV_SMALL_BUF ? c->msize : SRV_SMALL_BUF;
+}
+
+static void req_free(struct srv_req *r)
+{
+	free(r->rx);
+	free(r->tx);
+	free(r);
+}
+
+/* Make buf hold at least need bytes (*cap its size); 0 or -ENOMEM. */
+static int buf_reserve(uint8_t **buf, uint32_t *cap, uint32_t need)
+{
+	uint8_t *n;
+
+	if (need <= *cap)
+		return 0;
+	n = malloc(need);
+	if (!n)
+		return -ENOMEM;
+	free(*buf);
+	*buf = n;
+	*cap = need;
+	return 0;
+}
+
 static struct srv_req *req_alloc(struct srv_conn *c)
 {
+	uint32_t small = small_size(c);
 	struct srv_req *r;
 
 	pthread_mutex_lock(&c->lock);
@@ -39,25 +73,20 @@ static struct srv_req *req_alloc(struct srv_conn *c)
 	if (r) {
 		c->free_reqs = r->next;
 		c->nfree--;
+		c->cached_bytes -= r->rxcap + r->bufsize;
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (r && r->bufsize != c->msize) {
-		free(r->rx);
-		free(r->tx);
-		free(r);
+	if (r && (r->bufsize > c->msize || r->rxcap > c->msize)) {
+		req_free(r);	/* from before a Tversion lowered the msize */
 		r = NULL;
 	}
 	if (!r) {
 		r = calloc(1, sizeof(*r));
 		if (!r)
 			return NULL;
-		r->bufsize = c->msize;
-		r->rx = malloc(c->msize);
-		r->tx = malloc(c->msize);
-		if (!r->rx || !r->tx) {
-			free(r->rx);
-			free(r->tx);
-			free(r);
+		if (buf_reserve(&r->rx, &r->rxcap, small) < 0 ||
+		    buf_reserve(&r->tx, &r->bufsize, small) < 0) {
+			req_free(r);
 			return NULL;
 		}
 	}
@@ -65,34 +94,60 @@ static struct srv_req *req_alloc(struct srv_conn *c)
 	r->next = r->qnext = r->flushers = r->fnext = NULL;
 	r->state = SRV_REQ_QUEUED;
 	r->cancelled = false;
+	r->kicked = false;
+	r->on_worker = false;
 	return r;
 }
 
 /*
- * Keep a few buffers of the current msize for the next requests. With
- * counted, also take req off the in-flight count: in the same critical
- * section, because once the count reaches 0 the connection thread may free
- * the connection, so nothing of c may be touched after this.
+ * The reply buffer a request needs: room for the data of a read, else the
+ * small size, which holds every other reply (a stat's names and a symlink
+ * target are bounded by PATH_MAX).
+ */
+static int req_size_reply(struct srv_req *req)
+{
+	struct srv_conn *c = req->conn;
+	uint64_t need = small_size(c);
+
+	if (req->type == V9P_TREAD)
+		need = (uint64_t)req->in.tread.count + V9P_RREAD_HDRSZ;
+	else if (req->type == V9P_TREADDIR)
+		need = (uint64_t)req->in.treaddir.count + V9P_RREAD_HDRSZ;
+	if (need > c->msize)
+		need = c->msize;
+	if (need < small_size(c))
+		need = small_size(c);
+	return buf_reserve(&req->tx, &req->bufsize, (uint32_t)need);
+}
+
+/*
+ * Keep a few requests, and no more than SRV_CACHE_BYTES of their buffers,
+ * for the next ones. With counted, also take req off the in-flight count:
+ * in the same critical section, because once the count reaches 0 the
+ * connection thread may free the connection, so nothing of c may be
+ * touched after this.
  */
 static void req_release_counted(struct srv_conn *c, struct srv_req *r, bool counted)
 {
 	pthread_mutex_lock(&c->lock);
-	if (r->bufsize == c->msize && c->nfree < 8) {
+	if (counted)
+		c->inflight_bytes -= r->rxcap + r->bufsize;
+	if (c->nfree < 8 && c->cached_bytes + r->rxcap + r->bufsize <= SRV_CACHE_BYTES &&
+	    r->rxcap <= c->msize && r->bufsize <= c->msize) {
 		r->next = c->free_reqs;
 		c->free_reqs = r;
 		c->nfree++;
+		c->cached_bytes += r->rxcap + r->bufsize;
 		r = NULL;
 	}
 	if (counted) {
 		c->nreqs--;
+		srv_limit_req_give();
 		pthread_cond_broadcast(&c->cond);
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (r) {
-		free(r->rx);
-		free(r->tx);
-		free(r);
-	}
+	if (r)
+		req_free(r);
 }
 
 static void req_release(struct srv_conn *c, struct srv_req *r)
@@ -106,9 +161,10 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
 		ssize_t n = write(fd, buf, len);
 
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
+			if (errno == EINTR)
 				continue;
-			return -errno;
+			/* SO_SNDTIMEO ran out: the client stopped taking replies */
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
 		}
 		buf += n;
 		len -= (size_t)n;
@@ -131,8 +187,13 @@ static void send_bytes(struct srv_conn *c, const uint8_t *buf, uint32_t len)
 	if (!c->dead) {
 		if (srv_cfg.debug)
 			srv_trace(c, "<-", buf, len);
-		if (write_all(c->wfd, buf, len) < 0)
+		if (write_all(c->wfd, buf, len) < 0) {
+			/* drop the client: wake its reader, buffer nothing more */
 			c->dead = true;
+			shutdown(c->rfd, SHUT_RDWR);
+			if (srv_cfg.debug)
+				fprintf(stderr, "v9fsd: %s: cannot send, dropping\n", c->peer);
+		}
 	}
 	pthread_mutex_unlock(&c->wlock);
 }
@@ -159,6 +220,9 @@ static void req_complete(struct srv_req *req)
 	fl = req->flushers;
 	req->flushers = NULL;
 	pthread_mutex_unlock(&c->lock);
+	srv_pool_forget(req);
+	if (req->on_worker)
+		srv_pool_done(req);
 
 	for (; fl; fl = next) {
 		next = fl->fnext;
@@ -345,10 +409,16 @@ static void handle_message(struct srv_conn *c, struct srv_req *req)
 		handle_version(req);
 		return;
 	}
+	if (req_size_reply(req) < 0) {
+		req->state = SRV_REQ_RUNNING;
+		srv_reply_error(req, ENOMEM);
+		return;
+	}
 
 	pthread_mutex_lock(&c->lock);
 	if (!c->versioned || (req->type & 1) ||
-	    c->nreqs >= srv_cfg.max_reqs * (req->type == V9P_TFLUSH ? 2 : 1)) {
+	    c->nreqs >= srv_cfg.max_reqs * (req->type == V9P_TFLUSH ? 2 : 1) ||
+	    !srv_limit_req_take()) {
 		pthread_mutex_unlock(&c->lock);
 		req->state = SRV_REQ_RUNNING;
 		srv_reply_error(req, !c->versioned ? EPROTO :
@@ -359,6 +429,7 @@ static void handle_message(struct srv_conn *c, struct srv_req *req)
 	req->next = c->reqs;
 	c->reqs = req;
 	c->nreqs++;
+	c->inflight_bytes += req->rxcap + req->bufsize;
 	if (idle && req->type != V9P_TFLUSH && srv_inline_ok(req)) {
 		req->state = SRV_REQ_RUNNING;
 		req->worker = pthread_self();
@@ -373,11 +444,66 @@ static void handle_message(struct srv_conn *c, struct srv_req *req)
 		srv_pool_submit(req);
 }
 
+/*
+ * The connection's input. Time limits use the socket's SO_RCVTIMEO (so a
+ * read that gets its bytes costs nothing extra), changed only when the
+ * limit in force changes: the idle limit between messages, or what is
+ * left of the time a begun message (or, before Tversion, the connection)
+ * has to arrive whole.
+ */
 struct reader {
 	int fd;
+	bool sock;		/* a socket: the time limits work */
+	unsigned int rcvto;	/* SO_RCVTIMEO in force, seconds (0: none) */
+	uint64_t deadline;	/* ms, CLOCK_MONOTONIC; 0: the idle limit applies */
 	uint8_t buf[IBUF_SIZE];
 	uint32_t start, end;
 };
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Before a read that may block: the limit for it. -ETIMEDOUT if past. */
+static int reader_arm(struct reader *rd)
+{
+	unsigned int secs = srv_cfg.idle_timeout;
+	struct timeval tv;
+
+	if (!rd->sock)
+		return 0;
+	if (rd->deadline) {
+		uint64_t now = now_ms();
+
+		if (now >= rd->deadline)
+			return -ETIMEDOUT;
+		secs = (unsigned int)((rd->deadline - now + 999) / 1000);
+	}
+	if (secs == rd->rcvto)
+		return 0;
+	tv.tv_sec = secs;
+	tv.tv_usec = 0;
+	if (setsockopt(rd->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
+		rd->rcvto = secs;
+	return 0;
+}
+
+/* A read failed with errno: go on (EINTR, time left) or the error. */
+static int reader_error(struct reader *rd)
+{
+	if (errno == EINTR)
+		return 0;
+	if (errno == EAGAIN) {
+		if (rd->deadline && now_ms() < rd->deadline)
+			return 0;
+		return -ETIMEDOUT;
+	}
+	return -errno;
+}
 
 /* Fill dst with exactly len bytes, first from the buffer, then the socket. */
 static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
@@ -385,6 +511,7 @@ static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
 	while (len) {
 		uint32_t have = rd->end - rd->start;
 		ssize_t n;
+		int err;
 
 		if (have) {
 			uint32_t k = have < len ? have : len;
@@ -395,6 +522,9 @@ static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
 			len -= k;
 			continue;
 		}
+		err = reader_arm(rd);
+		if (err < 0)
+			return err;
 		/* big payloads go straight to their buffer, small ones batch */
 		if (len >= IBUF_SIZE / 2) {
 			n = read(rd->fd, dst, len);
@@ -413,17 +543,71 @@ static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
 		}
 		if (n == 0)
 			return -EPIPE;
-		if (errno != EINTR)
-			return -errno;
+		err = reader_error(rd);
+		if (err < 0)
+			return err;
 	}
 	return 0;
 }
 
-void srv_conn_serve(int rfd, int wfd, const char *peer)
+/*
+ * Wait for the first byte of the next message under the idle limit (or,
+ * before Tversion, the connection's deadline); from there the message has
+ * msg_timeout to arrive whole.
+ */
+static int reader_next(struct reader *rd, struct srv_conn *c, uint64_t version_by)
+{
+	rd->deadline = c->versioned ? 0 : version_by;
+	while (rd->end == rd->start) {
+		ssize_t n;
+		int err = reader_arm(rd);
+
+		if (err < 0)
+			return err;
+		rd->start = rd->end = 0;
+		n = read(rd->fd, rd->buf, IBUF_SIZE);
+		if (n > 0) {
+			rd->end = (uint32_t)n;
+			break;
+		}
+		if (n == 0)
+			return -EPIPE;
+		err = reader_error(rd);
+		if (err < 0)
+			return err;
+	}
+	if (srv_cfg.msg_timeout) {
+		uint64_t by = now_ms() + srv_cfg.msg_timeout * 1000ull;
+
+		rd->deadline = !c->versioned && version_by < by ? version_by : by;
+	}
+	return 0;
+}
+
+/*
+ * Replies not yet sent hold their buffers: past SRV_CONN_BYTES of them
+ * the connection reads no new request until some are gone, so a client
+ * that does not read its replies costs a bounded amount of memory (and is
+ * dropped after stall_timeout).
+ */
+static void wait_for_room(struct srv_conn *c)
+{
+	pthread_mutex_lock(&c->lock);
+	while (c->inflight_bytes > SRV_CONN_BYTES && !c->dead)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * Serve one client on rfd/wfd until it goes away. squash: a root attach
+ * acts as the anonymous user (network clients, unless no_root_squash).
+ */
+void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 {
 	struct srv_conn *c = calloc(1, sizeof(*c));
 	struct reader *rd = malloc(sizeof(*rd));
 	struct srv_req *req;
+	uint64_t version_by;
 
 	if (!c || !rd || srv_fidtab_init(&c->fids) < 0) {
 		fprintf(stderr, "v9fsd: %s: out of memory\n", peer);
@@ -433,18 +617,34 @@ void srv_conn_serve(int rfd, int wfd, const char *peer)
 	c->wfd = wfd;
 	c->msize = srv_cfg.msize;
 	c->dialect = V9P_9P2000;
+	c->squash = squash;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->wlock, NULL);
 	pthread_cond_init(&c->cond, NULL);
 	rd->fd = rfd;
 	rd->start = rd->end = 0;
+	rd->rcvto = 0;
+	rd->deadline = 0;
+	{
+		int type;
+		socklen_t tl = sizeof(type);
+
+		rd->sock = getsockopt(rfd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0;
+	}
+	if (srv_cfg.stall_timeout) {
+		struct timeval tv = { .tv_sec = srv_cfg.stall_timeout };
+
+		setsockopt(wfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
+	version_by = srv_cfg.msg_timeout ? now_ms() + srv_cfg.msg_timeout * 1000ull : 0;
 
 	for (;;) {
 		uint8_t hdr[4];
 		uint32_t size;
 
-		if (reader_get(rd, hdr, 4) < 0)
+		wait_for_room(c);
+		if (reader_next(rd, c, version_by) < 0 || reader_get(rd, hdr, 4) < 0)
 			break;
 		size = get_le32(hdr);
 		if (size < V9P_HDRSZ || size > c->msize) {
@@ -457,6 +657,10 @@ void srv_conn_serve(int rfd, int wfd, const char *peer)
 		req = req_alloc(c);
 		if (!req)
 			break;
+		if (buf_reserve(&req->rx, &req->rxcap, size) < 0) {
+			req_release(c, req);
+			break;
+		}
 		memcpy(req->rx, hdr, 4);
 		if (reader_get(rd, req->rx + 4, size - 4) < 0) {
 			req_release(c, req);
@@ -479,9 +683,7 @@ void srv_conn_serve(int rfd, int wfd, const char *peer)
 	srv_fid_clunk_all(c);
 	while ((req = c->free_reqs)) {
 		c->free_reqs = req->next;
-		free(req->rx);
-		free(req->tx);
-		free(req);
+		req_free(req);
 	}
 	srv_fidtab_destroy(&c->fids);
 	pthread_mutex_destroy(&c->lock);
@@ -493,4 +695,6 @@ out_free:
 	close(rfd);
 	if (wfd != rfd)
 		close(wfd);
+	/* give what this client's buffers took back to the system */
+	malloc_trim(0);
 }

@@ -95,11 +95,11 @@ static uint32_t first_fid(const struct srv_req *req)
 
 /*
  * Whether req may run on the connection's own thread when nothing else is
- * in flight: it must finish in bounded time. Opening, reading or writing a
- * fifo or socket may wait for a peer forever, so those always go to the
- * pool; everything else here works on regular files and directories (locks
- * never wait). Skipping the hand-off saves two thread switches per request
- * for the common one-request-at-a-time client.
+ * in flight: it must finish in bounded time. Only regular files and
+ * directories are ever opened, so nothing here waits for a peer; a
+ * blocking Tlock and Tfsync always go to the pool. Skipping the hand-off
+ * saves two thread switches per request for the common
+ * one-request-at-a-time client.
  */
 bool srv_inline_ok(struct srv_req *req)
 {
@@ -109,6 +109,9 @@ bool srv_inline_ok(struct srv_req *req)
 
 	if (req->type == V9P_TFSYNC)
 		return false;	/* may take long: keep reading meanwhile */
+	/* a blocking Tlock waits for the lock */
+	if (req->type == V9P_TLOCK && (req->in.tlock.flags & V9P_LOCK_FLAGS_BLOCK))
+		return false;
 	if (fid == V9P_NOFID)
 		return true;
 	f = srv_fid_get(req->conn, fid);

@@ -7,6 +7,11 @@
  * Tread on the same fid unhashes it at once (the fid number is free for
  * reuse) while the last srv_fid_put() closes its descriptors.
  *
+ * A fid enters the table only once it is complete, and what a request may
+ * read without the fid's lock (pfd, ftype, user) never changes afterwards:
+ * an operation that makes a fid name another file (a walk onto itself, a
+ * create) builds a new fid and swaps it in under the same number.
+ *
  * Names: besides its connection's table, every fid is on one server-wide
  * list, so that a rename done through any connection updates the remembered
  * path of every fid at or beneath the old name. The names lock (a
@@ -83,16 +88,17 @@ static unsigned int fid_slot(const struct srv_fidtab *t, uint32_t fid)
 }
 
 /*
- * Insert a new, empty fid with one reference for the caller (the table
- * holds another). *err is -EBADF if the number is in use or NOFID, -EMFILE
- * past the per-connection limit.
+ * A new, empty fid with one reference for the caller. It is on the
+ * server-wide list (a rename between filling its path in and publishing it
+ * still reaches it) but in no table: nothing else can see it until
+ * srv_fid_publish() or srv_fid_replace(), so no request ever runs on a fid
+ * whose descriptor, path or user is not set yet. *err is -EBADF for NOFID.
  */
 struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err)
 {
-	struct srv_fidtab *t = &c->fids;
-	struct srv_fid *f, *it;
-	unsigned int slot = fid_slot(t, fid);
+	struct srv_fid *f;
 
+	(void)c;
 	if (fid == V9P_NOFID) {
 		*err = -EBADF;
 		return NULL;
@@ -103,32 +109,10 @@ struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err)
 		return NULL;
 	}
 	f->fid = fid;
-	f->refs = 2;
+	f->refs = 1;
 	f->pfd = -1;
 	f->ofd = -1;
 	pthread_mutex_init(&f->lock, NULL);
-
-	pthread_mutex_lock(&t->lock);
-	for (it = t->hash[slot]; it; it = it->hnext) {
-		if (it->fid == fid) {
-			pthread_mutex_unlock(&t->lock);
-			pthread_mutex_destroy(&f->lock);
-			free(f);
-			*err = -EBADF;
-			return NULL;
-		}
-	}
-	if (t->count >= srv_cfg.max_fids) {
-		pthread_mutex_unlock(&t->lock);
-		pthread_mutex_destroy(&f->lock);
-		free(f);
-		*err = -EMFILE;
-		return NULL;
-	}
-	f->hnext = t->hash[slot];
-	t->hash[slot] = f;
-	t->count++;
-	pthread_mutex_unlock(&t->lock);
 
 	pthread_mutex_lock(&all_lock);
 	f->anext = &all_fids;
@@ -137,6 +121,87 @@ struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err)
 	all_fids.aprev = f;
 	pthread_mutex_unlock(&all_lock);
 	return f;
+}
+
+static struct srv_fid **fid_find_locked(struct srv_fidtab *t, uint32_t fid)
+{
+	struct srv_fid **pp;
+
+	for (pp = &t->hash[fid_slot(t, fid)]; *pp; pp = &(*pp)->hnext)
+		if ((*pp)->fid == fid)
+			return pp;
+	return NULL;
+}
+
+/*
+ * Enter a complete fid (pfd, path and user set) in the table, which takes
+ * a reference of its own: -EBADF if the number is in use, -EMFILE past the
+ * per-connection or the server-wide limit. The caller keeps its reference.
+ */
+int srv_fid_publish(struct srv_conn *c, struct srv_fid *f)
+{
+	struct srv_fidtab *t = &c->fids;
+	unsigned int slot = fid_slot(t, f->fid);
+	int err;
+
+	pthread_mutex_lock(&t->lock);
+	if (fid_find_locked(t, f->fid)) {
+		err = -EBADF;
+		goto out;
+	}
+	if (t->count >= srv_cfg.max_fids) {
+		err = -EMFILE;
+		goto out;
+	}
+	err = srv_limit_fid_take(t->count);
+	if (err < 0)
+		goto out;
+	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+	f->hnext = t->hash[slot];
+	t->hash[slot] = f;
+	t->count++;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return err;
+}
+
+/*
+ * Make the fid number of old name nf instead (Twalk newfid = fid, Tcreate,
+ * Tlcreate): the fid it replaces is left as it was for the requests still
+ * holding it, its descriptors close with their last reference. If a
+ * concurrent request replaced old already, the later one wins. -EBADF if
+ * the number was clunked meanwhile, -EBUSY if it was opened meanwhile.
+ */
+int srv_fid_replace(struct srv_conn *c, struct srv_fid *old, struct srv_fid *nf)
+{
+	struct srv_fidtab *t = &c->fids;
+	struct srv_fid **pp, *cur = NULL;
+	int err = 0;
+
+	pthread_mutex_lock(&t->lock);
+	pp = fid_find_locked(t, old->fid);
+	if (!pp) {
+		err = -EBADF;
+		goto out;
+	}
+	cur = *pp;
+	pthread_mutex_lock(&cur->lock);
+	if (cur->ofd >= 0 || cur->xattr)
+		err = -EBUSY;
+	else
+		cur->gone = true;
+	pthread_mutex_unlock(&cur->lock);
+	if (err < 0)
+		goto out;
+	nf->fid = cur->fid;
+	nf->hnext = cur->hnext;
+	__atomic_add_fetch(&nf->refs, 1, __ATOMIC_RELAXED);
+	*pp = nf;
+out:
+	pthread_mutex_unlock(&t->lock);
+	if (err == 0)
+		srv_fid_put(cur);	/* the table's reference */
+	return err;
 }
 
 struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid)
@@ -213,9 +278,15 @@ int srv_fid_unhash(struct srv_conn *c, struct srv_fid *f)
 			break;
 		}
 	}
+	if (found) {
+		pthread_mutex_lock(&f->lock);
+		f->gone = true;
+		pthread_mutex_unlock(&f->lock);
+	}
 	pthread_mutex_unlock(&t->lock);
 	if (!found)
 		return -EBADF;
+	srv_limit_fid_give();
 	srv_fid_put(f);
 	return 0;
 }
@@ -238,11 +309,14 @@ void srv_fid_clunk_all(struct srv_conn *c)
 			pthread_mutex_unlock(&t->lock);
 			if (!f)
 				break;
-			srv_user_become(f->user);
-			if (f->rclose)
-				srv_do_remove(f);
-			if (f->xattr)
-				srv_xattr_clunk(f);
+			srv_limit_fid_give();
+			/* nothing is done by name for a fid whose user cannot be taken on */
+			if (srv_user_become(f->user) == 0) {
+				if (f->rclose)
+					srv_do_remove(f);
+				if (f->xattr)
+					srv_xattr_clunk(f);
+			}
 			srv_fid_put(f);
 		}
 	}

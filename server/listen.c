@@ -241,6 +241,7 @@ void srv_listen_cleanup(void)
 
 struct conn_arg {
 	int fd;
+	bool squash;
 	char peer[80];
 };
 
@@ -248,8 +249,9 @@ static void *conn_thread(void *p)
 {
 	struct conn_arg *a = p;
 
-	srv_conn_serve(a->fd, a->fd, a->peer);
+	srv_conn_serve(a->fd, a->fd, a->peer, a->squash);
 	free(a);
+	srv_limit_fid_give();
 	pthread_mutex_lock(&conns_lock);
 	n_conns--;
 	pthread_mutex_unlock(&conns_lock);
@@ -263,7 +265,7 @@ static void describe_peer(int fd, const struct listener *l, char *buf, size_t le
 	char h[INET6_ADDRSTRLEN] = "?";
 
 	if (l->is_unix || getpeername(fd, (struct sockaddr *)&ss, &sl) < 0) {
-		snprintf(buf, len, "%s#%d", l->name, fd);
+		snprintf(buf, len, "%.60s#%d", l->name, fd);
 		return;
 	}
 	if (ss.ss_family == AF_INET) {
@@ -286,12 +288,34 @@ static void start_conn(int fd, const struct listener *l)
 	pthread_t t;
 	int one = 1;
 
+	if (!l->is_unix && srv_cfg.nallow) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0 ||
+		    !srv_addr_allowed((struct sockaddr *)&ss)) {
+			char peer[80];
+
+			describe_peer(fd, l, peer, sizeof(peer));
+			fprintf(stderr, "v9fsd: %s is not allowed, refusing\n", peer);
+			close(fd);
+			return;
+		}
+	}
+	/* a connection's socket is a descriptor too: from the fid budget */
+	if (srv_limit_fid_take(0) < 0) {
+		if (srv_cfg.debug)
+			fprintf(stderr, "v9fsd: out of descriptors, refusing a connection\n");
+		close(fd);
+		return;
+	}
 	pthread_mutex_lock(&conns_lock);
 	if (srv_cfg.max_conns && n_conns >= srv_cfg.max_conns) {
 		pthread_mutex_unlock(&conns_lock);
 		if (srv_cfg.debug)
 			fprintf(stderr, "v9fsd: connection limit reached, refusing\n");
 		close(fd);
+		srv_limit_fid_give();
 		return;
 	}
 	n_conns++;
@@ -303,6 +327,8 @@ static void start_conn(int fd, const struct listener *l)
 	if (!a)
 		goto fail;
 	a->fd = fd;
+	/* unix sockets are guarded by their file's permissions: no squash */
+	a->squash = !l->is_unix && !srv_cfg.no_root_squash;
 	describe_peer(fd, l, a->peer, sizeof(a->peer));
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -319,6 +345,7 @@ static void start_conn(int fd, const struct listener *l)
 fail:
 	fprintf(stderr, "v9fsd: cannot start a connection thread\n");
 	close(fd);
+	srv_limit_fid_give();
 	pthread_mutex_lock(&conns_lock);
 	n_conns--;
 	pthread_mutex_unlock(&conns_lock);

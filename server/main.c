@@ -27,10 +27,11 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: v9fsd -e DIR [-l ADDR]... [-s] [-r] [-m MSIZE] [-u USER [-U]]\n"
-		"             [-c MAXCONNS] [-t THREADS] [-f] [-d] [-S FILE]\n"
+		"             [-c MAXCONNS] [-t THREADS] [-o OPT[,OPT]...] [-f] [-d] [-S FILE]\n"
 		"  -e DIR     export DIR\n"
 		"  -l ADDR    listen on ADDR: tcp:HOST:PORT, tcp:[V6]:PORT, tcp!HOST!PORT,\n"
-		"             unix:PATH, unix!PATH (repeatable; default tcp:*:564)\n"
+		"             unix:PATH, unix!PATH (repeatable; default tcp:127.0.0.1:564\n"
+		"             and tcp:[::1]:564, loopback only)\n"
 		"  -s         serve one connection on stdin/stdout, then exit\n"
 		"  -r         read-only export\n"
 		"  -m MSIZE   largest msize accepted (default %u)\n"
@@ -38,6 +39,9 @@ static void usage(FILE *fp)
 		"  -U         run as the -u user (drop root privileges at start)\n"
 		"  -c N       serve at most N connections at once\n"
 		"  -t N       worker threads to start with (default 8; grows as needed)\n"
+		"  -o OPT     no_root_squash, allow=ADDR[/PREFIX], max_fids=N,\n"
+		"             max_total_fids=N, fd_reserve=N, max_reqs=N, max_total_reqs=N,\n"
+		"             max_threads=N, msg_timeout=S, stall_timeout=S, idle_timeout=S\n"
 		"  -f         stay in the foreground\n"
 		"  -d         trace messages to stderr (implies -f)\n"
 		"  -S FILE    write per-message-type counters to FILE at exit and on SIGUSR1\n",
@@ -55,6 +59,42 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* -o a,b=c,...: each one known, or a message and -1. */
+static int parse_options(const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *o;
+	int err = 0;
+
+	if (!copy)
+		return -1;
+	for (o = strtok_r(copy, ",", &save); o && !err; o = strtok_r(NULL, ",", &save)) {
+		err = srv_config_option(o);
+		if (err < 0)
+			fprintf(stderr, "v9fsd: bad option '%s' (see v9fsd(8))\n", o);
+	}
+	free(copy);
+	return err;
+}
+
+/*
+ * Fids and requests of all clients together stay below the descriptor
+ * limit, fd_reserve descriptors short of it, so that accept() and the
+ * server's own files keep working whatever the clients do: a fid holds at
+ * most two descriptors.
+ */
+static void set_fid_budget(void)
+{
+	struct rlimit rl;
+	rlim_t room;
+
+	if (srv_cfg.max_total_fids || getrlimit(RLIMIT_NOFILE, &rl) < 0 ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return;
+	room = rl.rlim_cur > srv_cfg.fd_reserve ? rl.rlim_cur - srv_cfg.fd_reserve : 0;
+	srv_cfg.max_total_fids = room / 2 ? (unsigned int)(room / 2 > INT_MAX ? INT_MAX : room / 2)
+					  : 1;
 }
 
 static void write_stats(void)
@@ -149,7 +189,7 @@ int main(int argc, char **argv)
 	pthread_t st;
 	struct rlimit rl;
 
-	while ((opt = getopt(argc, argv, "e:l:srm:u:Uc:t:fdS:h")) != -1) {
+	while ((opt = getopt(argc, argv, "e:l:srm:u:Uc:t:o:fdS:h")) != -1) {
 		switch (opt) {
 		case 'e':
 			export = optarg;
@@ -195,6 +235,10 @@ int main(int argc, char **argv)
 			}
 			nthreads = (int)v;
 			break;
+		case 'o':
+			if (parse_options(optarg) < 0)
+				return 2;
+			break;
 		case 'f':
 			foreground = true;
 			break;
@@ -237,15 +281,20 @@ int main(int argc, char **argv)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 
+	set_fid_budget();
+
 	if (open_export(export) < 0)
 		return 1;
-	if (!single) {
-		if (!naddrs)
-			addrs[naddrs++] = "tcp:*:564";
-		for (int i = 0; i < naddrs; i++)
-			if (srv_listen_add(addrs[i]) < 0)
-				return 1;
+	if (!single && !naddrs) {
+		/* loopback only unless told otherwise; IPv6 if the host has it */
+		if (srv_listen_add("tcp:127.0.0.1:564") < 0)
+			return 1;
+		if (srv_listen_add("tcp:[::1]:564") < 0)
+			fprintf(stderr, "v9fsd: no IPv6 loopback: [::1]:564 skipped\n");
 	}
+	for (int i = 0; !single && i < naddrs; i++)
+		if (srv_listen_add(addrs[i]) < 0)
+			return 1;
 	if (run_as && geteuid() == 0 && drop_privileges() < 0)
 		return 1;
 	srv_cfg.as_root = geteuid() == 0;
@@ -266,13 +315,14 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (pthread_create(&st, NULL, signal_thread, &set) != 0 ||
-	    srv_pool_start(nthreads, 1024) < 0) {
+	    srv_pool_start(nthreads < (int)srv_cfg.max_threads ? nthreads :
+			   (int)srv_cfg.max_threads, (int)srv_cfg.max_threads) < 0) {
 		fprintf(stderr, "v9fsd: cannot start threads\n");
 		return 1;
 	}
 
 	if (single) {
-		srv_conn_serve(STDIN_FILENO, STDOUT_FILENO, "stdio");
+		srv_conn_serve(STDIN_FILENO, STDOUT_FILENO, "stdio", false);
 		write_stats();
 		return 0;
 	}

@@ -16,8 +16,11 @@
 #include "srv.h"
 #include "ops.h"
 
-/* Open the file f holds with open(2) flags; f must not be open yet. */
-int srv_fid_open(struct srv_fid *f, int flags, struct v9p_qid *qid)
+/*
+ * Open the file f holds with open(2) flags; f must not be open yet. Only
+ * regular files and directories are ever opened (srv_reopen()).
+ */
+int srv_fid_open(struct srv_fid *f, int flags, bool rclose, struct v9p_qid *qid)
 {
 	struct stat st;
 	int fd, err;
@@ -25,11 +28,19 @@ int srv_fid_open(struct srv_fid *f, int flags, struct v9p_qid *qid)
 	if (srv_cfg.readonly && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
 		return -EROFS;
 	pthread_mutex_lock(&f->lock);
+	if (f->gone) {
+		err = -EBADF;
+		goto out;
+	}
 	if (f->ofd >= 0 || f->xattr) {
 		err = -EBUSY;
 		goto out;
 	}
 	if (S_ISDIR(f->ftype)) {
+		/* reading a directory moved out of the export would list outside */
+		err = srv_fid_beneath(f);
+		if (err < 0)
+			goto out;
 		if ((flags & O_ACCMODE) != O_RDONLY) {
 			err = -EISDIR;
 			goto out;
@@ -48,6 +59,7 @@ int srv_fid_open(struct srv_fid *f, int flags, struct v9p_qid *qid)
 	}
 	f->ofd = fd;
 	f->oflags = flags;
+	f->rclose = rclose;
 	f->dir_off = 0;
 	f->dir_cookie = 0;
 	srv_qid_from_stat(&st, qid);
@@ -57,47 +69,59 @@ out:
 	return err;
 }
 
-/* After creating name in df, make df name it; fd (consumed) may be -1. */
-static int become_child(struct srv_fid *df, const char *name, int fd, int flags,
-			struct v9p_qid *qid)
+/*
+ * After creating the entry path (root-relative; consumed) in df, give df's
+ * number to a new fid naming it: open as fd with flags, or not open when
+ * fd is -1 (special files). df itself stays the directory for whoever
+ * still holds it. The caller holds the names lock.
+ */
+static int become_child(struct srv_conn *c, struct srv_fid *df, const char *name,
+			char *path, int fd, int flags, bool rclose, struct v9p_qid *qid)
 {
+	struct srv_fid *nf;
 	struct stat st;
-	char *path;
-	int pfd;
+	int pfd, err;
 
+	if (!path) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	pfd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) :
 	      srv_open_beneath(df->pfd, name, O_PATH, 0);
 	if (pfd < 0) {
-		if (fd >= 0)
-			close(fd);
-		return pfd == -1 ? -errno : pfd;
+		err = pfd == -1 ? -errno : pfd;
+		goto fail;
 	}
-	path = srv_path_join(df->path, name);
-	if (!path || fstatat(pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-		int err = path ? -errno : -ENOMEM;
-
-		free(path);
+	if (fstatat(pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		err = -errno;
 		close(pfd);
-		if (fd >= 0)
-			close(fd);
-		return err;
+		goto fail;
 	}
-	close(df->pfd);
-	free(df->path);
-	df->pfd = pfd;
-	df->path = path;
-	df->ofd = fd;
-	df->oflags = flags;
-	df->ftype = st.st_mode & S_IFMT;
-	df->dir_off = 0;
-	df->dir_cookie = 0;
+	nf = srv_fid_new(c, df->fid, &err);
+	if (!nf) {
+		close(pfd);
+		goto fail;
+	}
+	srv_fid_init(nf, pfd, path, df->user, &st);
+	nf->ofd = fd;
+	nf->oflags = flags;
+	nf->rclose = rclose;
 	srv_qid_from_stat(&st, qid);
-	df->qtype = qid->type;
-	return 0;
+	err = srv_fid_replace(c, df, nf);
+	srv_fid_put(nf);	/* on failure this closes fd and frees path */
+	return err;
+fail:
+	free(path);
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
+/* df must be a directory fid, not open, still in the table; under df->lock. */
 static int check_dir_fid(struct srv_fid *df)
 {
+	if (df->gone)
+		return -EBADF;
 	if (df->ofd >= 0 || df->xattr)
 		return -EBUSY;
 	if (!S_ISDIR(df->ftype))
@@ -106,29 +130,76 @@ static int check_dir_fid(struct srv_fid *df)
 }
 
 /*
- * Create a regular file (or, with O_DIRECTORY in flags, a directory) name
- * in directory fid df, open it with flags and make df name the new file.
- * gid, unless -1, becomes the file's group (.L passes the client's gid).
+ * Create (or, without O_EXCL, open) the regular file name in dfd. An
+ * existing entry is opened only if it is a regular file: creation is tried
+ * with O_EXCL first, and when the name exists it is looked up without
+ * opening (O_PATH), checked, and that very inode is reopened. So no device
+ * node, fifo or socket is ever opened, and no open can block.
  */
-int srv_create_in(struct srv_fid *df, const char *name, int flags, mode_t mode,
-		  gid_t gid, struct v9p_qid *qid)
+static int create_file(int dfd, const char *name, int flags, mode_t mode)
 {
+	struct stat st;
+	int fd, pfd;
+
+	for (int tries = 0; tries < 3; tries++) {
+		fd = srv_open_beneath(dfd, name, flags | O_CREAT | O_EXCL, mode);
+		if (fd != -EEXIST || (flags & O_EXCL))
+			return fd;
+		pfd = srv_open_beneath(dfd, name, O_PATH, 0);
+		if (pfd == -ENOENT)
+			continue;	/* removed meanwhile: create it after all */
+		if (pfd < 0)
+			return pfd;
+		if (fstat(pfd, &st) < 0) {
+			fd = -errno;
+		} else if (!S_ISREG(st.st_mode)) {
+			fd = S_ISDIR(st.st_mode) ? -EISDIR : S_ISLNK(st.st_mode) ? -ELOOP :
+			     -EPERM;
+		} else {
+			fd = srv_reopen_checked(pfd, dfd, name, S_IFREG,
+						flags & ~(O_CREAT | O_EXCL));
+		}
+		close(pfd);
+		return fd;
+	}
+	return -ENOENT;
+}
+
+/*
+ * Create a regular file (or, with O_DIRECTORY in flags, a directory) name
+ * in directory fid df, open it with flags and give df's number to a fid
+ * naming the new file. gid, unless -1, becomes the file's group (.L passes
+ * the client's gid).
+ */
+int srv_create_in(struct srv_conn *c, struct srv_fid *df, const char *name, int flags,
+		  mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid)
+{
+	char *path = NULL;
 	int fd, err;
 
+	srv_names_rdlock();
 	pthread_mutex_lock(&df->lock);
 	err = check_dir_fid(df);
-	if (err < 0)
+	if (err == 0)
+		err = srv_fid_beneath(df);
+	if (err < 0) {
+		pthread_mutex_unlock(&df->lock);
 		goto out;
+	}
 	if (flags & O_DIRECTORY) {
 		if (mkdirat(df->pfd, name, mode & 07777) < 0) {
 			err = -errno;
+			pthread_mutex_unlock(&df->lock);
 			goto out;
 		}
 		flags = O_RDONLY | O_DIRECTORY;
 		fd = srv_open_beneath(df->pfd, name, flags, 0);
 	} else {
-		fd = srv_open_beneath(df->pfd, name, flags | O_CREAT, mode);
+		fd = create_file(df->pfd, name, flags, mode);
 	}
+	if (fd >= 0)
+		path = srv_path_join(df->path, name);
+	pthread_mutex_unlock(&df->lock);
 	if (fd < 0) {
 		err = fd;
 		goto out;
@@ -140,9 +211,9 @@ int srv_create_in(struct srv_fid *df, const char *name, int flags, mode_t mode,
 		if (fstat(fd, &st) == 0 && st.st_gid != gid && fchown(fd, (uid_t)-1, gid) < 0)
 			err = 0;
 	}
-	err = become_child(df, name, fd, flags, qid);
+	err = become_child(c, df, name, path, fd, flags, rclose, qid);
 out:
-	pthread_mutex_unlock(&df->lock);
+	srv_names_unlock();
 	return err;
 }
 
@@ -161,25 +232,28 @@ int srv_open_reply(struct srv_req *req, struct srv_fid *f, const char *name, int
 	if (rclose && srv_cfg.readonly)
 		return -EROFS;
 	if (name)
-		err = srv_create_in(f, name, flags, mode, gid, qid);
+		err = srv_create_in(req->conn, f, name, flags, mode, gid, rclose, qid);
 	else
-		err = srv_fid_open(f, flags, qid);
+		err = srv_fid_open(f, flags, rclose, qid);
 	if (err < 0)
 		return err;
-	if (rclose)
-		f->rclose = true;
 	*iounit = srv_iounit(req->conn);
 	return srv_reply_fcall(req, rtype);
 }
 
-/* Make df name an entry just created by other means (special files). */
-int srv_become_child(struct srv_fid *df, const char *name, struct v9p_qid *qid)
+/* Give df's number to a fid naming an entry just made by other means. */
+int srv_become_child(struct srv_conn *c, struct srv_fid *df, const char *name,
+		     struct v9p_qid *qid)
 {
+	char *path;
 	int err;
 
+	srv_names_rdlock();
 	pthread_mutex_lock(&df->lock);
-	err = become_child(df, name, -1, 0, qid);
+	path = srv_path_join(df->path, name);
 	pthread_mutex_unlock(&df->lock);
+	err = become_child(c, df, name, path, -1, 0, false, qid);
+	srv_names_unlock();
 	return err;
 }
 

@@ -51,14 +51,20 @@ int srv_fid_stat(struct srv_fid *f, struct stat *st)
 }
 
 /*
- * Point f at an O_PATH descriptor and its path (both consumed) of file type
- * ftype; a fresh fid also takes a reference on user u.
+ * Point f at an O_PATH descriptor and its path (both consumed) of the file
+ * st describes (its type and identity); a fresh fid also takes a reference
+ * on user u.
  */
-void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u, mode_t ftype)
+void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		  const struct stat *st)
 {
+	mode_t ftype = st->st_mode & S_IFMT;
+
 	f->pfd = pfd;
 	f->path = path;
-	f->ftype = ftype & S_IFMT;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->ftype = ftype;
 	f->qtype = S_ISDIR(ftype) ? V9P_QTDIR : S_ISLNK(ftype) ? V9P_QTSYMLINK : V9P_QTFILE;
 	if (u) {
 		srv_user_get(u);
@@ -80,7 +86,7 @@ int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 		return err;
 	}
 	srv_qid_from_stat(&st, qid);
-	srv_fid_init(f, pfd, path, u, st.st_mode);
+	srv_fid_init(f, pfd, path, u, &st);
 	return 0;
 }
 
@@ -113,6 +119,8 @@ int srv_op_attach(struct srv_req *req)
 	if (req->conn->dialect == V9P_9P2000)
 		t->n_uname = V9P_NONUNAME;
 	u = srv_user_lookup(&t->uname, t->n_uname, &err);
+	if (u && req->conn->squash && srv_cfg.as_root)
+		u = srv_user_squash(u, &err);
 	if (!u)
 		return err;
 	err = srv_user_become(u);
@@ -127,13 +135,16 @@ int srv_op_attach(struct srv_req *req)
 		goto out_fid;
 	}
 	err = srv_fid_set(f, fd, strdup(""), u, &req->out.rattach.qid);
+	if (err == 0 && !f->path)
+		err = -ENOMEM;
+	if (err == 0)
+		err = srv_fid_publish(req->conn, f);
 	if (err < 0)
 		goto out_fid;
 	srv_fid_put(f);
 	srv_user_put(u);
 	return srv_reply_fcall(req, V9P_RATTACH);
 out_fid:
-	srv_fid_unhash(req->conn, f);
 	srv_fid_put(f);
 out_user:
 	srv_user_put(u);
@@ -242,8 +253,9 @@ static int walk_step(int dfd, const struct v9p_str *name, int *cfd, char **cpath
 
 /*
  * Twalk. The first step goes from the fid's own descriptor under its lock
- * (a clone dups it); each step costs one openat2() and one fstatat(), as a
- * file's type never changes once known.
+ * (a clone dups it), once its path is known to still lead to it beneath
+ * the root; each step costs one openat2() and one fstatat(), as a file's
+ * type never changes once known.
  */
 int srv_op_walk(struct srv_req *req)
 {
@@ -254,7 +266,6 @@ int srv_op_walk(struct srv_req *req)
 	int err, cfd = -1;
 	char *cpath = NULL;
 	bool locked = false;
-	mode_t ftype;
 	uint16_t i = 0;
 
 	err = srv_get_fid(req, t->fid, &f);
@@ -277,12 +288,17 @@ int srv_op_walk(struct srv_req *req)
 	srv_names_rdlock();
 	locked = true;
 	pthread_mutex_lock(&f->lock);
-	ftype = f->ftype;
+	/* a clone names f's own file */
+	st.st_mode = f->ftype;
+	st.st_dev = f->dev;
+	st.st_ino = f->ino;
 	cpath = strdup(f->path);
 	if (!cpath)
 		err = -ENOMEM;
 	else if (t->nwname == 0)
 		err = (cfd = fcntl(f->pfd, F_DUPFD_CLOEXEC, 0)) < 0 ? -errno : 0;
+	else if ((err = srv_fid_beneath(f)) < 0)
+		;	/* moved out of the export behind v9fsd's back */
 	else if ((err = walk_step(f->pfd, &t->wname[0], &cfd, &cpath, &st, &r->wqid[0])) == 0)
 		i = 1;
 	pthread_mutex_unlock(&f->lock);
@@ -306,23 +322,20 @@ int srv_op_walk(struct srv_req *req)
 		goto out;
 	}
 	r->nwqid = i;
-	if (i)
-		ftype = st.st_mode & S_IFMT;
 
-	if (t->newfid == t->fid) {
-		pthread_mutex_lock(&f->lock);
-		close(f->pfd);
-		free(f->path);
-		srv_fid_init(f, cfd, cpath, NULL, ftype);
-		pthread_mutex_unlock(&f->lock);
-	} else {
-		nf = srv_fid_new(req->conn, t->newfid, &err);
-		if (!nf)
-			goto out;
-		srv_fid_init(nf, cfd, cpath, f->user, ftype);
-	}
+	/* a complete new fid, then published: a walk onto itself swaps it in */
+	nf = srv_fid_new(req->conn, t->newfid, &err);
+	if (!nf)
+		goto out;
+	srv_fid_init(nf, cfd, cpath, f->user, &st);
 	cfd = -1;
 	cpath = NULL;
+	if (t->newfid == t->fid)
+		err = srv_fid_replace(req->conn, f, nf);
+	else
+		err = srv_fid_publish(req->conn, nf);
+	if (err < 0)
+		goto out;
 	srv_names_unlock();
 	locked = false;
 	err = srv_reply_fcall(req, V9P_RWALK);

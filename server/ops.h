@@ -10,16 +10,18 @@
 int srv_get_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp);
 int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 		struct v9p_qid *qid);
-void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u, mode_t ftype);
-int srv_fid_open(struct srv_fid *f, int flags, struct v9p_qid *qid);
-int srv_create_in(struct srv_fid *df, const char *name, int flags, mode_t mode,
-		  gid_t gid, struct v9p_qid *qid);
+void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		  const struct stat *st);
+int srv_fid_open(struct srv_fid *f, int flags, bool rclose, struct v9p_qid *qid);
+int srv_create_in(struct srv_conn *c, struct srv_fid *df, const char *name, int flags,
+		  mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid);
 int srv_open_reply(struct srv_req *req, struct srv_fid *f, const char *name, int flags,
 		   mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid,
 		   uint32_t *iounit, uint8_t rtype);
 int srv_rename_names(int odfd, const char *opath, const char *oname,
 		     int ndfd, const char *npath, const char *nname);
-int srv_become_child(struct srv_fid *df, const char *name, struct v9p_qid *qid);
+int srv_become_child(struct srv_conn *c, struct srv_fid *df, const char *name,
+		     struct v9p_qid *qid);
 int srv_link_fid(struct srv_fid *target, int dfd, const char *name);
 
 /* setattr.c */

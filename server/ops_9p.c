@@ -197,8 +197,8 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 	/* a link goes by target's name: no rename meanwhile (lock order) */
 	srv_names_rdlock();
 	pthread_mutex_lock(&df->lock);
-	if (df->ofd >= 0 || !S_ISDIR(df->ftype)) {
-		err = df->ofd >= 0 ? -EBUSY : -ENOTDIR;
+	if (df->ofd >= 0 || !S_ISDIR(df->ftype) || (err = srv_fid_beneath(df)) < 0) {
+		err = df->ofd >= 0 ? -EBUSY : !S_ISDIR(df->ftype) ? -ENOTDIR : err;
 		pthread_mutex_unlock(&df->lock);
 		srv_names_unlock();
 		srv_fid_put(target);
@@ -231,7 +231,7 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 	srv_fid_put(target);
 	if (err < 0)
 		return err;
-	return srv_become_child(df, name, &req->out.rcreate.qid);
+	return srv_become_child(req->conn, df, name, &req->out.rcreate.qid);
 }
 
 int srv_op_create(struct srv_req *req)

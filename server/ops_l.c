@@ -85,6 +85,14 @@ static int get_dir_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
 		srv_fid_put(*fp);
 		return -ENOTDIR;
 	}
+	/* a directory moved out of the export is out of reach */
+	pthread_mutex_lock(&(*fp)->lock);
+	err = srv_fid_beneath(*fp);
+	pthread_mutex_unlock(&(*fp)->lock);
+	if (err < 0) {
+		srv_fid_put(*fp);
+		return err;
+	}
 	return 0;
 }
 
@@ -537,11 +545,17 @@ static int lock_fill(struct flock *fl, uint8_t type, uint64_t start, uint64_t le
 	return 0;
 }
 
+static bool lock_waits(const struct v9p_tlock *t)
+{
+	return (t->flags & V9P_LOCK_FLAGS_BLOCK) && t->type != V9P_LOCK_TYPE_UNLCK;
+}
+
 int srv_op_lock(struct srv_req *req)
 {
 	struct v9p_tlock *t = &req->in.tlock;
 	struct srv_fid *f;
 	struct flock fl;
+	bool wait;
 	int err;
 
 	err = srv_get_fid(req, t->fid, &f);
@@ -554,13 +568,21 @@ int srv_op_lock(struct srv_req *req)
 	err = lock_fill(&fl, t->type, t->start, t->length);
 	if (err < 0)
 		goto out;
-	/* never wait here: the client polls on LOCK_BLOCKED */
-	if (fcntl(f->ofd, F_OFD_SETLK, &fl) == 0)
+	/*
+	 * A blocking request waits here, on a worker thread (never a
+	 * connection's), until the lock is free or a Tflush interrupts it
+	 * (EINTR: LOCK_BLOCKED, and the client polls as it would anyway).
+	 * Past the limit of waiting requests it does not wait at all.
+	 */
+	wait = lock_waits(t) && srv_limit_wait_take(req->conn);
+	if (fcntl(f->ofd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) == 0)
 		req->out.rlock.status = V9P_LOCK_SUCCESS;
 	else if (errno == EAGAIN || errno == EACCES || errno == EINTR)
 		req->out.rlock.status = V9P_LOCK_BLOCKED;
 	else
 		req->out.rlock.status = V9P_LOCK_ERROR;
+	if (wait)
+		srv_limit_wait_give(req->conn);
 	err = srv_reply_fcall(req, V9P_RLOCK);
 out:
 	srv_fid_put(f);

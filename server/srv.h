@@ -33,6 +33,26 @@
 #define SRV_MAX_FIDS		4096	/* per connection */
 #define SRV_MAX_REQS		128	/* outstanding requests per connection */
 #define SRV_MAX_USER_GROUPS	64
+#define SRV_MAX_TOTAL_REQS	4096	/* in flight, every connection together */
+#define SRV_MAX_THREADS		256	/* worker threads at most */
+#define SRV_FD_RESERVE		64	/* descriptors fids never take */
+#define SRV_MSG_TIMEOUT		30	/* s: a started message, or Tversion, completes */
+#define SRV_STALL_TIMEOUT	60	/* s: a reply is taken by the client */
+#define SRV_ANON_UID		65534	/* root squash: "nobody" */
+#define SRV_FID_FLOOR		4	/* fids a connection may take from the reserve */
+#define SRV_MAX_WAITS		8	/* blocking Tlocks waiting per connection */
+#define SRV_SMALL_BUF		(16 * 1024)	/* request buffers start this big */
+#define SRV_CACHE_BYTES		(4u << 20)	/* kept for reuse per connection */
+#define SRV_CONN_BYTES		(32u << 20)	/* request buffers in flight per connection */
+
+struct sockaddr;
+
+/* allow=ADDR/PREFIX */
+struct srv_allow {
+	int family;
+	uint8_t addr[16];
+	unsigned int prefix;
+};
 
 struct srv_config {
 	int root_fd;		/* O_PATH|O_DIRECTORY on the export root */
@@ -43,8 +63,18 @@ struct srv_config {
 	bool readonly;
 	int debug;		/* trace messages to stderr */
 	int max_conns;		/* 0: unlimited */
-	unsigned int max_fids;
-	unsigned int max_reqs;
+	unsigned int max_fids;		/* per connection */
+	unsigned int max_total_fids;	/* every connection together; 0: none */
+	unsigned int max_reqs;		/* in flight per connection */
+	unsigned int max_total_reqs;	/* in flight, every connection */
+	unsigned int max_threads;
+	unsigned int fd_reserve;
+	unsigned int msg_timeout;	/* seconds; 0: none */
+	unsigned int stall_timeout;	/* seconds; 0: none */
+	unsigned int idle_timeout;	/* seconds; 0: none */
+	bool no_root_squash;		/* TCP attaches as root stay root */
+	struct srv_allow *allow;	/* TCP clients allowed; none: all */
+	int nallow;
 	bool as_root;		/* euid 0: act as each attached user */
 	bool have_map_user;	/* -u: unknown users become this one */
 	uid_t map_uid;
@@ -55,9 +85,14 @@ struct srv_config {
 
 extern struct srv_config srv_cfg;
 
+/* config.c */
+int srv_config_option(const char *opt);
+bool srv_addr_allowed(const struct sockaddr *sa);
+
 /* The identity a fid acts as (fixed at Tattach, inherited by walks). */
 struct srv_user {
 	int refs;
+	unsigned long serial;		/* unique: what a thread's switch is cached by */
 	uid_t uid;
 	gid_t gid;
 	int ngroups;
@@ -95,7 +130,10 @@ struct srv_fid {
 	char *path;
 	uint8_t qtype;
 	mode_t ftype;			/* S_IFMT bits at walk time */
+	dev_t dev;			/* the file's identity, fixed */
+	ino_t ino;
 	bool rclose;			/* ORCLOSE: remove at clunk */
+	bool gone;			/* clunked or replaced: under lock */
 	struct srv_user *user;
 	/* directory reads */
 	uint64_t dir_off;		/* 9P2000: next expected byte offset */
@@ -125,13 +163,17 @@ struct srv_req {
 	struct srv_req *fnext;
 	enum srv_req_state state;
 	bool cancelled;			/* flushed before it ran: no reply */
+	bool kicked;			/* on the pool's kick list (pool lock) */
+	bool on_worker;			/* taken by a worker (pool lock) */
+	struct srv_req *knext;
 	pthread_t worker;
 	uint16_t tag;
 	uint8_t type;
 	uint32_t rxlen;
-	uint8_t *rx;			/* msize bytes: the request */
-	uint8_t *tx;			/* msize bytes: the reply */
-	uint32_t bufsize;
+	uint8_t *rx;			/* the request: rxcap bytes */
+	uint8_t *tx;			/* the reply: bufsize bytes */
+	uint32_t rxcap;
+	uint32_t bufsize;		/* sized to the reply, at most msize */
 	struct v9p_fcall in;		/* decoded view into rx */
 	struct v9p_fcall out;
 };
@@ -148,13 +190,18 @@ struct srv_conn {
 	unsigned int nreqs;
 	struct srv_req *free_reqs;
 	unsigned int nfree;
+	uint32_t cached_bytes;		/* buffers of free_reqs */
+	uint64_t inflight_bytes;	/* buffers of the requests in flight */
 	struct srv_fidtab fids;
 	bool dead;			/* write failed: stop replying */
+	bool squash;			/* root attaches act as the anonymous user */
+	unsigned int nwaiting;		/* blocking Tlocks waiting (atomic) */
+	unsigned int nrunning;		/* requests on workers (pool lock) */
 	char peer[80];
 };
 
 /* conn.c */
-void srv_conn_serve(int rfd, int wfd, const char *peer);
+void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash);
 bool srv_req_start(struct srv_req *req);
 void srv_reply(struct srv_req *req, int len);
 void srv_reply_error(struct srv_req *req, int err);
@@ -164,6 +211,8 @@ void srv_trace(struct srv_conn *c, const char *dir, const uint8_t *buf, uint32_t
 int srv_pool_start(int nthreads, int max_threads);
 void srv_pool_submit(struct srv_req *req);
 void srv_pool_interrupt(struct srv_req *req);
+void srv_pool_forget(struct srv_req *req);
+void srv_pool_done(struct srv_req *req);
 
 /* dispatch.c */
 void srv_dispatch(struct srv_req *req);
@@ -173,6 +222,8 @@ bool srv_inline_ok(struct srv_req *req);
 int srv_fidtab_init(struct srv_fidtab *t);
 void srv_fidtab_destroy(struct srv_fidtab *t);
 struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err);
+int srv_fid_publish(struct srv_conn *c, struct srv_fid *f);
+int srv_fid_replace(struct srv_conn *c, struct srv_fid *old, struct srv_fid *nf);
 struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid);
 void srv_fid_put(struct srv_fid *f);
 char *srv_fid_path(struct srv_fid *f);
@@ -183,11 +234,21 @@ void srv_names_wrlock(void);
 void srv_names_unlock(void);
 void srv_fid_rename_paths(const char *from, const char *to);
 
+/* limits.c: server-wide budgets shared by every connection */
+int srv_limit_fid_take(unsigned int held);
+void srv_limit_fid_give(void);
+bool srv_limit_req_take(void);
+void srv_limit_req_give(void);
+bool srv_limit_wait_take(struct srv_conn *c);
+void srv_limit_wait_give(struct srv_conn *c);
+
 /* confine.c */
 int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode);
 int srv_fid_parent(struct srv_fid *f, const char *path, const char **base,
 		   struct stat *st);
 int srv_reopen(struct srv_fid *f, int flags);
+int srv_reopen_checked(int pfd, int dirfd, const char *path, mode_t type, int flags);
+int srv_fid_beneath(struct srv_fid *f);
 char *srv_path_join(const char *dir, const char *name);
 char *srv_path_parent(const char *path);
 int srv_check_name(const struct v9p_str *name, char *buf);
@@ -197,6 +258,7 @@ int srv_is_root(const struct stat *st);
 
 /* user.c */
 struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, int *err);
+struct srv_user *srv_user_squash(struct srv_user *u, int *err);
 void srv_user_get(struct srv_user *u);
 void srv_user_put(struct srv_user *u);
 int srv_user_become(const struct srv_user *u);

@@ -7,6 +7,14 @@
  * (the raw syscalls are used because glibc's setgroups() changes every
  * thread), so a worker switches only itself. Without root every request
  * acts as the server's own user.
+ *
+ * setfsuid() to a non-zero uid drops only the file-system capabilities; a
+ * thread serving a non-root user must not keep CAP_SYS_ADMIN, CAP_SETFCAP
+ * and the rest (trusted.* and security.* xattrs, for one). Capabilities are
+ * per thread too: the thread lowers its effective set to nothing once it
+ * acts as a non-root user and raises it from its permitted set only to
+ * switch again. Switching fails closed: a thread that cannot act as the
+ * fid's user (or is given none) serves nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,11 +24,13 @@
 #include <unistd.h>
 #include <sys/fsuid.h>
 #include <sys/syscall.h>
+#include <linux/capability.h>
 
 #include "srv.h"
 #include "passwd.h"
 
 static pthread_mutex_t user_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long user_serial;
 
 static void fill_from_passwd(struct srv_user *u, const struct srv_pwent *pw)
 {
@@ -82,6 +92,7 @@ struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, 
 		return NULL;
 	}
 	u->refs = 1;
+	u->serial = __atomic_add_fetch(&user_serial, 1, __ATOMIC_RELAXED);
 	if (!srv_cfg.as_root) {
 		u->uid = geteuid();
 		u->gid = getegid();
@@ -113,6 +124,39 @@ struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, 
 	return NULL;
 }
 
+/*
+ * Root squash, as NFS does it: uid 0 becomes the anonymous user ("nobody"
+ * or 65534) with that user's groups; gid 0 is dropped from the others. u is
+ * consumed; returns the identity to use.
+ */
+struct srv_user *srv_user_squash(struct srv_user *u, int *err)
+{
+	struct srv_user *n;
+	int k = 0;
+
+	if (u->uid == 0) {
+		n = calloc(1, sizeof(*n));
+		if (!n) {
+			srv_user_put(u);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		n->refs = 1;
+		n->serial = __atomic_add_fetch(&user_serial, 1, __ATOMIC_RELAXED);
+		if (lookup_name(n, "nobody") < 0)
+			lookup_uid(n, SRV_ANON_UID);
+		srv_user_put(u);
+		u = n;
+	}
+	if (u->gid == 0)
+		u->gid = SRV_ANON_UID;
+	for (int i = 0; i < u->ngroups; i++)
+		if (u->groups[i] != 0)
+			u->groups[k++] = u->groups[i];
+	u->ngroups = k;
+	return u;
+}
+
 void srv_user_get(struct srv_user *u)
 {
 	pthread_mutex_lock(&user_lock);
@@ -133,31 +177,77 @@ void srv_user_put(struct srv_user *u)
 		free(u);
 }
 
-static __thread bool cur_valid;
-static __thread uid_t cur_uid;
-static __thread gid_t cur_gid;
-static __thread const struct srv_user *cur_user;
+static pthread_once_t caps_once = PTHREAD_ONCE_INIT;
+static struct __user_cap_data_struct caps_all[2];	/* the process's permitted set */
+static bool caps_ok;
 
-/* Make the calling thread act as u for filesystem access. */
+static void caps_init(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+
+	caps_ok = syscall(SYS_capget, &h, caps_all) == 0;
+}
+
+/* Set the calling thread's effective set to its permitted one, or empty. */
+static int caps_effective(bool full)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	pthread_once(&caps_once, caps_init);
+	if (!caps_ok)
+		return -EPERM;
+	for (int i = 0; i < 2; i++) {
+		d[i].permitted = caps_all[i].permitted;
+		d[i].inheritable = caps_all[i].inheritable;
+		d[i].effective = full ? caps_all[i].permitted : 0;
+	}
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+/*
+ * Per thread: the identity in effect and whether the effective capability
+ * set is full. A new thread inherits its creator's set, whatever it is, so
+ * it starts as unknown.
+ */
+enum { CAPS_UNKNOWN, CAPS_FULL, CAPS_NONE };
+static __thread bool cur_valid;
+static __thread unsigned long cur_serial;
+static __thread int cur_caps;
+
+/* Make the calling thread act as u for filesystem access; u NULL fails. */
 int srv_user_become(const struct srv_user *u)
 {
-	if (!srv_cfg.as_root || !u)
+	int err;
+
+	if (!u)
+		return -EACCES;
+	if (!srv_cfg.as_root)
 		return 0;
-	if (cur_valid && cur_user == u && cur_uid == u->uid && cur_gid == u->gid)
+	if (cur_valid && cur_serial == u->serial)
 		return 0;
+	cur_valid = false;
+	if (cur_caps != CAPS_FULL) {
+		err = caps_effective(true);
+		if (err < 0)
+			return err;
+		cur_caps = CAPS_FULL;
+	}
 	/* groups and gid first: fsuid 0 keeps the capabilities this needs */
 	if (syscall(SYS_setgroups, (size_t)u->ngroups, u->groups) < 0)
 		return -errno;
 	setfsgid(u->gid);
 	setfsuid(u->uid);
-	if ((uid_t)setfsuid((uid_t)-1) != u->uid) {
-		cur_valid = false;
+	if ((uid_t)setfsuid((uid_t)-1) != u->uid || (gid_t)setfsgid((gid_t)-1) != u->gid)
 		return -EPERM;
+	if (u->uid != 0) {
+		err = caps_effective(false);
+		if (err < 0)
+			return err;
+		cur_caps = CAPS_NONE;
 	}
 	cur_valid = true;
-	cur_user = u;
-	cur_uid = u->uid;
-	cur_gid = u->gid;
+	cur_serial = u->serial;
 	return 0;
 }
 

@@ -117,7 +117,6 @@ int srv_op_xattrwalk(struct srv_req *req)
 	if (pfd < 0) {
 		err = -errno;
 		srv_names_unlock();
-		srv_fid_unhash(req->conn, nf);
 		goto out;
 	}
 	{
@@ -125,13 +124,16 @@ int srv_op_xattrwalk(struct srv_req *req)
 
 		err = srv_fid_set(nf, pfd, srv_fid_path(f), f->user, &q);
 	}
-	srv_names_unlock();
-	if (err < 0) {
-		srv_fid_unhash(req->conn, nf);
-		goto out;
+	if (err == 0 && !nf->path)
+		err = -ENOMEM;
+	if (err == 0) {
+		nf->xattr = x;
+		x = NULL;
+		err = srv_fid_publish(req->conn, nf);
 	}
-	nf->xattr = x;
-	x = NULL;
+	srv_names_unlock();
+	if (err < 0)
+		goto out;
 	req->out.rxattrwalk.size = (uint64_t)n;
 	err = srv_reply_fcall(req, V9P_RXATTRWALK);
 out:
@@ -140,6 +142,17 @@ out:
 	srv_fid_put(nf);
 	srv_fid_put(f);
 	return err;
+}
+
+/*
+ * trusted.* needs CAP_SYS_ADMIN and security.capability CAP_SETFCAP: only
+ * a root attach may set or remove attributes of these two namespaces (a
+ * non-root thread has no capability left anyway; this says so up front and
+ * also covers the security modules' own attributes).
+ */
+static bool xattr_privileged(const char *name)
+{
+	return !strncmp(name, "trusted.", 8) || !strncmp(name, "security.", 9);
 }
 
 int srv_op_xattrcreate(struct srv_req *req)
@@ -167,6 +180,8 @@ int srv_op_xattrcreate(struct srv_req *req)
 	err = copy_name(&t->name, x->name);
 	if (err == 0 && !x->name[0])
 		err = -EINVAL;
+	if (err == 0 && xattr_privileged(x->name) && f->user->uid != 0)
+		err = -EPERM;
 	if (err == 0 && !(x->buf = malloc(x->size ? x->size : 1)))
 		err = -ENOMEM;
 	if (err < 0) {

@@ -75,7 +75,7 @@ static void *serve(void *p)
 {
 	int fd = *(int *)p;
 
-	srv_conn_serve(fd, fd, "fuzz");
+	srv_conn_serve(fd, fd, "fuzz", false);
 	return NULL;
 }
 

@@ -45,14 +45,16 @@ unload_client() {
 }
 
 # v9fsd_start DIR PORT [ARGS...]: serve DIR on tcp 127.0.0.1:PORT and on the unix
-# socket /tmp/v9fsd.PORT.sock; counters go to /tmp/v9fsd.PORT.stats.
+# socket /tmp/v9fsd.PORT.sock; counters go to /tmp/v9fsd.PORT.stats. The suites
+# mount as root over the guest's own loopback, so root attaches over tcp are not
+# squashed (-o no_root_squash).
 # Sets V9FSD_PID; returns non-zero if the server does not listen within 5 s.
 v9fsd_start() {
 	_dir=$1 _port=$2
 	shift 2
 	rm -f "/tmp/v9fsd.$_port.sock"
 	"$V9FSD" -f -e "$_dir" -l "tcp:127.0.0.1:$_port" -l "unix:/tmp/v9fsd.$_port.sock" \
-		-S "/tmp/v9fsd.$_port.stats" "$@" > "/tmp/v9fsd.$_port.log" 2>&1 &
+		-o no_root_squash -S "/tmp/v9fsd.$_port.stats" "$@" > "/tmp/v9fsd.$_port.log" 2>&1 &
 	V9FSD_PID=$!
 	_i=0
 	while [ $_i -lt 50 ]; do

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * server_session.c - v9fsd's session layer: version negotiation, hostile
- * and malformed messages, Tflush ordering, requests in flight that do not
- * wait for each other, per-connection fid limits and the -S counters.
+ * and malformed messages, Tflush ordering (on blocking locks), requests in
+ * flight that do not wait for each other, per-connection fid limits and the -S counters.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -173,24 +173,47 @@ static void test_malformed(char *dir)
 	tap_ok(tc_stop(&c) == 0, "v9fsd exits cleanly after hostile input");
 }
 
+/* Tlock of the whole file on an open fid; blocking or not. */
+static struct v9p_fcall *lock_msg(uint32_t fid, uint8_t type, bool wait, uint16_t tag)
+{
+	struct v9p_fcall *t = msg(V9P_TLOCK);
+
+	t->tlock.fid = fid;
+	t->tlock.type = type;
+	t->tlock.flags = wait ? V9P_LOCK_FLAGS_BLOCK : 0;
+	v9p_str_set(&t->tlock.client_id, "test");
+	t->tag = tag;
+	return t;
+}
+
 static void test_flush(char *dir)
 {
 	struct v9p_fcall r, *t;
-	char fifo[4096];
-	int err, order_ok, wfd;
+	char fifo[4096], file[4096];
+	int err, order_ok, fd;
 
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(file, sizeof(file), "%s/locked", dir);
 	mkfifo(fifo, 0666);
+	fd = open(file, O_CREAT | O_WRONLY, 0666);
+	close(fd);
 	tc_setup(&c, dir, "9P2000.L", NULL);
 
-	/* Tlopen of a fifo with no writer blocks in the server */
+	/* a fifo is never opened: nothing can block a worker on a peer */
 	tc_walk(&c, 0, 1, "fifo");
-	t = msg(V9P_TLOPEN);
-	t->tlopen.fid = 1;
-	t->tlopen.flags = V9P_DOTL_RDONLY;
-	t->tag = 100;
-	tc_send(&c, t);
-	tap_ok(!readable(&c, 300), "Tlopen of a fifo without a writer is still pending");
+	err = tc_open(&c, 1, V9P_DOTL_RDONLY);
+	tap_ok(err == -EPERM, "Tlopen of a fifo is refused at once (%d)", err);
+	tc_clunk(&c, 1);
+
+	/* fid 1 holds a write lock; a blocking Tlock through fid 2 waits */
+	tc_walk(&c, 0, 1, "locked");
+	tc_open(&c, 1, V9P_DOTL_RDWR);
+	tc_walk(&c, 0, 2, "locked");
+	tc_open(&c, 2, V9P_DOTL_RDWR);
+	err = tc_rpc(&c, lock_msg(1, V9P_LOCK_TYPE_WRLCK, false, 0));
+	tap_ok(err == 0 && c.r.rlock.status == V9P_LOCK_SUCCESS, "fid 1 takes a write lock");
+	tc_send(&c, lock_msg(2, V9P_LOCK_TYPE_WRLCK, true, 100));
+	tap_ok(!readable(&c, 300), "a blocking Tlock on the locked file is still pending");
 
 	/* other requests are answered meanwhile */
 	t = msg(V9P_TGETATTR);
@@ -202,44 +225,33 @@ static void test_flush(char *dir)
 	tap_ok(err == 0 && r.tag == 101 && r.type == V9P_RGETATTR,
 	       "a Tgetattr sent after it is answered first");
 
-	/* Tflush: the blocked request answers (EINTR) before Rflush */
+	/* Tflush: the blocked request answers (LOCK_BLOCKED) before Rflush */
 	t = msg(V9P_TFLUSH);
 	t->tflush.oldtag = 100;
 	t->tag = 102;
 	tc_send(&c, t);
 	err = tc_recv(&c, &r);
-	order_ok = err == 0 && r.tag == 100;
+	order_ok = err == 0 && r.tag == 100 && r.type == V9P_RLOCK &&
+		   r.rlock.status == V9P_LOCK_BLOCKED;
 	err = tc_recv(&c, &r);
 	order_ok = order_ok && err == 0 && r.tag == 102 && r.type == V9P_RFLUSH;
 	tap_ok(order_ok, "Tflush: the flushed request's reply comes first, then Rflush");
 
-	/* a blocking Tread on the fifo, flushed */
-	wfd = -1;
-	t = msg(V9P_TLOPEN);
-	t->tlopen.fid = 1;
-	t->tlopen.flags = V9P_DOTL_RDONLY;
-	t->tag = 103;
-	tc_send(&c, t);
-	wfd = open(fifo, O_WRONLY);	/* lets the open complete */
-	err = tc_recv(&c, &r);
-	tap_ok(err == 0 && r.tag == 103 && r.type == V9P_RLOPEN, "Tlopen completes once a writer appears");
-	t = msg(V9P_TREAD);
-	t->tread.fid = 1;
-	t->tread.count = 100;
-	t->tag = 104;
-	tc_send(&c, t);
-	tap_ok(!readable(&c, 300), "Tread on the empty fifo is pending");
-	t = msg(V9P_TFLUSH);
-	t->tflush.oldtag = 104;
-	t->tag = 105;
-	tc_send(&c, t);
-	err = tc_recv(&c, &r);
-	order_ok = err == 0 && r.tag == 104;
-	err = tc_recv(&c, &r);
-	order_ok = order_ok && err == 0 && r.tag == 105 && r.type == V9P_RFLUSH;
-	tap_ok(order_ok, "Tflush of a blocked Tread: its reply, then Rflush");
-	if (wfd >= 0)
-		close(wfd);
+	/* a blocking Tlock completes once the holder unlocks */
+	tc_send(&c, lock_msg(2, V9P_LOCK_TYPE_WRLCK, true, 103));
+	tap_ok(!readable(&c, 200), "a second blocking Tlock is pending");
+	tc_send(&c, lock_msg(1, V9P_LOCK_TYPE_UNLCK, false, 104));
+	/* the two replies may come in either order */
+	order_ok = 0;
+	for (int i = 0; i < 2; i++) {
+		err = tc_recv(&c, &r);
+		if (err == 0 && r.type == V9P_RLOCK && r.tag == 104)
+			order_ok |= 1;
+		if (err == 0 && r.type == V9P_RLOCK && r.tag == 103 &&
+		    r.rlock.status == V9P_LOCK_SUCCESS)
+			order_ok |= 2;
+	}
+	tap_ok(order_ok == 3, "the unlock is answered and the waiting Tlock succeeds");
 
 	/* flush of a tag not in flight */
 	t = msg(V9P_TFLUSH);
@@ -247,8 +259,10 @@ static void test_flush(char *dir)
 	err = tc_rpc(&c, t);
 	tap_ok(err == 0 && c.r.type == V9P_RFLUSH, "Tflush of an unknown tag: Rflush at once");
 	tc_clunk(&c, 1);
+	tc_clunk(&c, 2);
 	tap_ok(tc_stop(&c) == 0, "v9fsd exits cleanly");
 	unlink(fifo);
+	unlink(file);
 }
 
 static void test_fid_limit(char *dir)
