@@ -12,18 +12,7 @@ out=$top/build/deb
 src=$out/v9fs-$ver
 
 need="build-essential dpkg-dev debhelper dh-dkms lintian fakeroot"
-missing=
-for p in $need; do
-	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	echo "deb: installing Debian packages:$missing"
-	$sudo apt-get update -q
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
-fi
+"$top/tests/vm/need-packages.sh" deb $need
 
 rm -rf "$out"
 mkdir -p "$src"

@@ -19,18 +19,7 @@ if [ -f "$dir/env" ] && [ "$(cat "$dir/config.sum" 2> /dev/null)" = "$sum" ]; th
 fi
 
 need="flex bison bc libelf-dev libssl-dev cpio xz-utils python3 make gcc"
-missing=
-for p in $need; do
-	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	echo "debug-kernel: installing build dependencies:$missing" >&2
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
-		$missing >&2
-fi
+"$top/tests/vm/need-packages.sh" debug-kernel $need
 
 mkdir -p "$dir"
 src=$dir/src

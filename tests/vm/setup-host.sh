@@ -9,18 +9,7 @@ cache=${V9FS_CACHE:-$HOME/.cache/v9fs}
 
 pkgs="gcc make libc6-dev qemu-system-x86 busybox-static diod sparse dwarves clang
 libclang-rt-14-dev cpio kmod xz-utils gzip python3 ca-certificates groff-base man-db systemd"
-missing=
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	echo "setup: installing Debian packages:$missing"
-	$sudo apt-get update -q
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
-fi
+"$top/tests/vm/need-packages.sh" setup $pkgs
 
 # apt-get download needs package lists; a machine that never ran update has none.
 if ! apt-cache show linux-image-amd64 > /dev/null 2>&1; then
