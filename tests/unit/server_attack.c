@@ -29,23 +29,12 @@
 
 static char *dir;
 
+/* A name in the test's scratch export. */
 static char *at(const char *name)
 {
-	static char p[8][4096];
-	static int i;
-	char *s = p[i++ % 8];
-
-	snprintf(s, sizeof(p[0]), "%s/%s", dir, name);
-	return s;
+	return tc_path(dir, name);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* A batch of requests packed back to back and sent in one write. */
 struct batch {
@@ -201,7 +190,7 @@ static void *race_attach(void *p)
 		free(b);
 		return NULL;
 	}
-	while (now() < a->until) {
+	while (tc_now() < a->until) {
 		b_reset(b);
 		b_add(b, c.d, m_fid(V9P_TFSYNC, 2));
 		b_add(b, c.d, m_attach(20, a->uid));
@@ -239,7 +228,7 @@ static void *race_identity(void *p)
 		free(b);
 		return NULL;
 	}
-	while (now() < a->until) {
+	while (tc_now() < a->until) {
 		b_reset(b);
 		b_add(b, c.d, m_fid(V9P_TFSYNC, 2));
 		b_add(b, c.d, m_walk(0, 10, a->uid ? "secret" : "pub"));
@@ -289,7 +278,7 @@ static void *race_self_walk(void *p)
 		return NULL;
 	}
 	dq = c.r.rgetattr.qid.path;
-	while (now() < a->until) {
+	while (tc_now() < a->until) {
 		b_reset(b);
 		b_add(b, c.d, m_fid(V9P_TFSYNC, 2));
 		for (int k = 0; k < 6; k++) {
@@ -354,7 +343,7 @@ static void test_fid_race(void)
 		tap_ok(0, "v9fsd starts for the fid race");
 		return;
 	}
-	t0 = now();
+	t0 = tc_now();
 	for (int i = 0; i < 4; i++)
 		a[i] = (struct attacker){ .addr = d.addrs[0], .uid = i & 1 ? NOBODY : 0,
 					  .until = t0 + 1.5 };
@@ -367,7 +356,7 @@ static void test_fid_race(void)
 	       "requests on a fid still being attached never crash v9fsd (%ld rounds)", rounds);
 
 	rounds = 0;
-	t0 = now();
+	t0 = tc_now();
 	for (int i = 0; i < 4; i++)
 		a[i] = (struct attacker){ .addr = d.addrs[0], .uid = i & 1 ? NOBODY : 0,
 					  .until = t0 + 2.0 };
@@ -386,7 +375,7 @@ static void test_fid_race(void)
 
 	rounds = leaks = 0;
 	died = false;
-	t0 = now();
+	t0 = tc_now();
 	for (int i = 0; i < 4; i++)
 		a[i] = (struct attacker){ .addr = d.addrs[0], .until = t0 + 1.5 };
 	if (daemon_alive(&d))
@@ -660,8 +649,8 @@ static void test_flush_race(void)
 	t->tlock.type = V9P_LOCK_TYPE_WRLCK;
 	v9p_str_set(&t->tlock.client_id, "holder");
 	tc_rpc(&c, t);
-	until = now() + 2.0;
-	while (tries < 300 && now() < until) {
+	until = tc_now() + 2.0;
+	while (tries < 300 && tc_now() < until) {
 		b_reset(b);
 		t = msg(V9P_TLOCK);
 		t->tlock.fid = 2;

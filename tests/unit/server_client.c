@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -480,4 +481,22 @@ int tc_dial(const char *a)
 		return dial_sa(AF_INET, (struct sockaddr *)&s4, sizeof(s4));
 	}
 	return -1;
+}
+
+char *tc_path(const char *dir, const char *name)
+{
+	static __thread char p[8][4096];
+	static __thread int i;
+	char *s = p[i++ % 8];
+
+	snprintf(s, sizeof(p[0]), "%s/%s", dir, name);
+	return s;
+}
+
+double tc_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -29,6 +29,9 @@ struct tc {
 /* A fresh temporary directory (mkdtemp); caller frees the string. */
 char *tc_tmpdir(void);
 void tc_rmtree(const char *dir);
+/* dir/name in one of 8 rotating static buffers: valid for the next 7 calls */
+char *tc_path(const char *dir, const char *name);
+double tc_now(void);		/* CLOCK_MONOTONIC, seconds */
 
 /* Start v9fsd -s -e export [extra args, NULL-terminated]. */
 int tc_start(struct tc *c, const char *export, const char *const *extra);

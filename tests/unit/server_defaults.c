@@ -21,14 +21,10 @@
 
 static char *dir;
 
+/* A name in the test's scratch export. */
 static char *at(const char *name)
 {
-	static char p[4][4096];
-	static int i;
-	char *s = p[i++ % 4];
-
-	snprintf(s, sizeof(p[0]), "%s/%s", dir, name);
-	return s;
+	return tc_path(dir, name);
 }
 
 /* Attach as root over addr and create name; the host owner of name, or -1. */

@@ -27,23 +27,12 @@
 static char *dir;
 static struct tc_daemon dmn;
 
+/* A name in the test's scratch export. */
 static char *at(const char *name)
 {
-	static char p[4][4096];
-	static int i;
-	char *s = p[i++ % 4];
-
-	snprintf(s, sizeof(p[0]), "%s/%s", dir, name);
-	return s;
+	return tc_path(dir, name);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* VmRSS (KiB) and Threads of the daemon. */
 static void proc_status(long *rss_kb, long *threads)
@@ -89,7 +78,7 @@ static bool good_client_served(void)
 {
 	struct tc c;
 	char buf[16];
-	double t0 = now();
+	double t0 = tc_now();
 	bool ok;
 	int fd = tc_dial(dmn.addrs[0]);
 	struct timeval tv = { .tv_sec = 2 };
@@ -126,7 +115,7 @@ static bool good_client_served(void)
 			ok = tc_recv(&c, &r) == 0 && (r.type == V9P_RGETATTR || r.type == V9P_RFSYNC);
 	}
 	tc_stop(&c);
-	return ok && now() - t0 < 2.0;
+	return ok && tc_now() - t0 < 2.0;
 }
 
 static struct v9p_fcall *lock_msg(uint32_t fid, bool wait)
@@ -226,16 +215,16 @@ static void test_non_reader(void)
 	sleep(3);	/* stall_timeout=1 */
 	for (int i = 0; i < 4; i++) {
 		char b[65536];
-		double t0 = now();
+		double t0 = tc_now();
 		ssize_t n;
 
 		/* what the socket buffers hold, then the end */
 		long got = 0;
 
-		while ((n = read(c[i].fd, b, sizeof(b))) > 0 && now() - t0 < 3)
+		while ((n = read(c[i].fd, b, sizeof(b))) > 0 && tc_now() - t0 < 3)
 			got += n;
 		tap_diag("conn %d: %ld bytes then %zd (%s) after %.1f s", i, got, n,
-			 n < 0 ? strerror(errno) : "", now() - t0);
+			 n < 0 ? strerror(errno) : "", tc_now() - t0);
 		closed += n == 0 || (n < 0 && errno == ECONNRESET);
 		tc_stop(&c[i]);
 	}
@@ -252,12 +241,12 @@ static void test_non_reader(void)
 static void test_slowloris(void)
 {
 	int fds[40], closed = 0;
-	double t0 = now();
+	double t0 = tc_now();
 
 	for (int i = 0; i < 40; i++)
 		fds[i] = tc_dial(dmn.addrs[0]);
 	/* half start a Tversion and trickle it, half never send a byte */
-	while (now() - t0 < 2.5) {
+	while (tc_now() - t0 < 2.5) {
 		for (int i = 0; i < 20; i++)
 			if (fds[i] >= 0 && send(fds[i], "\x40", 1, MSG_NOSIGNAL) < 0)
 				continue;
@@ -341,12 +330,12 @@ int main(void)
 	test_slowloris();
 	test_fid_exhaustion();
 	/* idle workers exit after 10 s */
-	t_idle = now();
+	t_idle = tc_now();
 	do {
 		usleep(200000);
 		proc_status(&rss, &th);
-	} while (th > 6 && now() - t_idle < 12);
-	tap_diag("%.1f s after the last client", now() - t_idle);
+	} while (th > 6 && tc_now() - t_idle < 12);
+	tap_diag("%.1f s after the last client", tc_now() - t_idle);
 	tap_ok(th > 0 && th <= 6, "idle worker threads exit again (%ld threads)", th);
 	report("at the end");
 	tc_daemon_stop(&dmn);
