@@ -5,7 +5,7 @@
  * and vfs_iter_write() by the client's threads.
  *
  * A pipe cannot be shut down from our side, so a blocked read or write is
- * ended by a signal to the client's own kernel thread (see client.c); all
+ * ended by a signal to the client's own kernel thread (see rpc.c); all
  * this file has to do is give up when the call is interrupted.
  */
 #define pr_fmt(fmt) "9p2000: " fmt

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tread and Twrite of 9p2000.ko: one read(2) or write(2) split into chunks
+ * of what one message carries, several of them in flight where that is safe.
+ */
+#define pr_fmt(fmt) "9p2000: " fmt
+
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "rpc.h"
+
+/* Read/write requests kept in flight at once for one large read or write. */
+#define NINEP_IO_WINDOW		4
+
+/* Largest payload of one Tread/Twrite on @fid. */
+static u32 io_chunk(const struct ninep_fid *fid)
+{
+	u32 max = fid->clnt->msize - V9P_IOHDRSZ;
+
+	return fid->iounit && fid->iounit < max ? fid->iounit : max;
+}
+
+/*
+ * Directories must be read sequentially (each offset follows the last
+ * reply), and append-only files ignore offsets: no pipelining on either.
+ */
+static unsigned int io_window(const struct ninep_fid *fid)
+{
+	if (fid->qid.type & (V9P_QTDIR | V9P_QTAPPEND))
+		return 1;
+	return NINEP_IO_WINDOW;
+}
+
+struct io_slot {
+	struct ninep_req *req;
+	u32 count;
+};
+
+/* Queue a Tread of @count bytes at @off. */
+static struct ninep_req *read_start(struct ninep_fid *fid, u64 off, u32 count)
+{
+	struct ninep_client *c = fid->clnt;
+	struct v9p_fcall f = { .type = V9P_TREAD };
+	struct ninep_req *req;
+	int err;
+
+	req = ninep_req_new(c, V9P_RREAD_HDRSZ + count, REQ_WAIT);
+	if (IS_ERR(req))
+		return req;
+	f.tread.fid = fid->fid;
+	f.tread.offset = off;
+	f.tread.count = count;
+	err = ninep_req_pack(c, req, &f);
+	if (!err)
+		err = ninep_req_send(c, req);
+	if (err) {
+		ninep_req_drop(c, req);
+		return ERR_PTR(err);
+	}
+	return req;
+}
+
+/* Wait for one I/O request; consumes the reference on any error. */
+static int io_wait(struct ninep_client *c, struct ninep_req *req)
+{
+	bool abandoned;
+	int err;
+
+	err = ninep_req_wait(c, req, NULL, &abandoned);
+	if (err && !abandoned)
+		ninep_req_put(req);
+	return err;
+}
+
+/*
+ * Let requests issued past a short or failed one finish, unused. True if
+ * one of them was a Twrite that landed all the same.
+ */
+static bool io_discard(struct ninep_client *c, struct io_slot *slots,
+		       unsigned int head, unsigned int n)
+{
+	bool landed = false;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct ninep_req *req = slots[(head + i) % NINEP_IO_WINDOW].req;
+
+		if (io_wait(c, req))
+			continue;
+		if (req->rc.type == V9P_RWRITE && req->rc.rwrite.count)
+			landed = true;
+		ninep_req_put(req);
+	}
+	return landed;
+}
+
+/* Queue a Twrite of the next @count bytes of @from at @off. */
+static struct ninep_req *write_start(struct ninep_fid *fid, u64 off, u32 count,
+				     struct iov_iter *from)
+{
+	struct ninep_client *c = fid->clnt;
+	struct v9p_fcall f = { .type = V9P_TWRITE };
+	struct ninep_req *req;
+	int hlen, err;
+
+	req = ninep_req_new(c, NINEP_SMALL_RBUF, REQ_WAIT);
+	if (IS_ERR(req))
+		return req;
+	f.tag = req->tag;
+	f.twrite.fid = fid->fid;
+	f.twrite.offset = off;
+	f.twrite.count = count;
+	req->ttype = V9P_TWRITE;
+	err = -ENOMEM;
+	req->tbuf = ninep_buf_alloc(c, V9P_TWRITE_HDRSZ + count, &req->tpooled);
+	if (!req->tbuf)
+		goto fail;
+	hlen = v9p_pack_io_hdr(&f, req->tbuf, V9P_TWRITE_HDRSZ + count);
+	if (hlen < 0) {
+		err = hlen;
+		goto fail;
+	}
+	if (copy_from_iter(req->tbuf + hlen, count, from) != count) {
+		err = -EFAULT;
+		goto fail;
+	}
+	req->tlen = hlen + count;
+	err = ninep_req_send(c, req);
+	if (err)
+		goto fail;
+	return req;
+fail:
+	ninep_req_drop(c, req);
+	return ERR_PTR(err);
+}
+
+/*
+ * Read into or write from @it at @off: chunks of io_chunk() bytes.
+ *
+ * The rule for having several chunks in flight: chunks go out ahead of the
+ * replies to earlier ones only on a file whose length, as the server last
+ * reported it (@known_len), is not 0. A server that gives a file a length
+ * serves it by offset, so replies in any order put the bytes where one
+ * chunk at a time would. A stream, FIFO or device file (which a server may
+ * serve ignoring offsets, and a threaded one may answer out of order)
+ * reports length 0: it is read and written one chunk at a time, in order,
+ * and so is a file that is still empty (a new one, for its first write),
+ * and so are directories and append-only files. A read starts with one
+ * chunk and widens the window once that came back full, so a file that
+ * ends within the first chunk costs exactly one Tread.
+ *
+ * A chunk that fails or comes back short ends the call with the count so
+ * far (or its error, if none). If a write chunk sent ahead of it landed
+ * all the same, no count tells user space what the file now holds: the
+ * call fails with -EIO instead.
+ */
+static ssize_t io_run(struct ninep_fid *fid, u64 off, struct iov_iter *it,
+		      bool rd, u64 known_len)
+{
+	struct ninep_client *c = fid->clnt;
+	struct io_slot slots[NINEP_IO_WINDOW];
+	unsigned int head = 0, inflight = 0;
+	unsigned int wide = known_len ? io_window(fid) : 1;
+	unsigned int window = rd ? 1 : wide;
+	size_t left = iov_iter_count(it), total = 0;
+	u32 chunk = io_chunk(fid);
+	u64 next = off;
+	int err = 0;
+
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	while (left || inflight) {
+		struct ninep_req *req;
+		u32 want, got;
+
+		while (left && inflight < window) {
+			u32 n = min_t(size_t, left, chunk);
+
+			req = rd ? read_start(fid, next, n) :
+				   write_start(fid, next, n, it);
+			if (IS_ERR(req)) {
+				err = PTR_ERR(req);
+				left = 0;
+				break;
+			}
+			slots[(head + inflight) % NINEP_IO_WINDOW] =
+				(struct io_slot){ .req = req, .count = n };
+			inflight++;
+			next += n;
+			left -= n;
+		}
+		if (!inflight)
+			break;
+		req = slots[head].req;
+		want = slots[head].count;
+		head = (head + 1) % NINEP_IO_WINDOW;
+		inflight--;
+		err = io_wait(c, req);
+		if (err)
+			break;
+		got = rd ? req->rc.rread.count : req->rc.rwrite.count;
+		if (got > want) {
+			pr_err("%s of %u bytes for %u asked\n",
+			       v9p_type_name(req->rc.type), got, want);
+			ninep_req_put(req);
+			ninep_client_fail(c, -EPROTO, "I/O reply larger than asked");
+			err = -EIO;
+			break;
+		}
+		if (rd && copy_to_iter(req->rc.rread.data, got, it) != got) {
+			ninep_req_put(req);
+			err = -EFAULT;
+			break;
+		}
+		ninep_req_put(req);
+		total += got;
+		if (got < want)
+			break;
+		window = wide;
+	}
+	if (io_discard(c, slots, head, inflight) && !rd) {
+		pr_warn_ratelimited("write to %s failed at %llu while later chunks landed: -EIO\n",
+				    c->peer, off + total);
+		return -EIO;
+	}
+	return total ? total : err;
+}
+
+ssize_t ninep_read(struct ninep_fid *fid, u64 off, struct iov_iter *to,
+		   u64 known_len)
+{
+	return io_run(fid, off, to, true, known_len);
+}
+
+ssize_t ninep_write(struct ninep_fid *fid, u64 off, struct iov_iter *from,
+		    u64 known_len)
+{
+	return io_run(fid, off, from, false, known_len);
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Inside the client layer of 9p2000.ko: requests and connections as rpc.c,
+ * client.c, calls.c and io.c share them. The VFS layer includes client.h only.
+ */
+#ifndef NINEP_RPC_H
+#define NINEP_RPC_H
+
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/idr.h>
+
+#include "client.h"
+#include "trans.h"
+
+/*
+ * Reply buffers allocated up front for replies that are not Rread: enough
+ * for any Rwalk (16 qids), and for an Rstat whose strings are not long. A
+ * longer reply is received into a buffer of its own size (up to msize).
+ */
+#define NINEP_SMALL_RBUF		256
+#define NINEP_STAT_RBUF		512
+
+/* ninep_req_new() flags */
+#define REQ_NOTAG	0x1	/* Tversion: the tag is NOTAG */
+#define REQ_WAIT	0x2	/* wait for a free tag if all are in flight */
+
+enum req_state {
+	REQ_NEW,	/* in the tag table, maybe on the tx queue */
+	REQ_SENT,	/* handed to the transport; a reply may come */
+	REQ_DONE,	/* reply in rbuf */
+	REQ_FAILED,	/* no reply will be used; err says why */
+};
+
+struct ninep_req {
+	struct ninep_client *clnt;
+	refcount_t ref;
+	u16 tag;
+	u8 ttype;
+	int state;			/* enum req_state; c->lock */
+	int err;			/* when REQ_FAILED */
+	bool in_table;			/* c->lock */
+	bool flushing;			/* a Tflush for it is outstanding */
+	struct ninep_req *flushed;	/* Tflush only: the request it flushes */
+	struct ninep_fid *clunk_fid;	/* Tclunk only: freed on retire */
+	struct ninep_fid *orphan_fid;	/* fid of an abandoned request */
+	struct list_head tx_node;	/* c->tx_queue */
+	struct list_head retire_node;	/* local lists while retiring */
+	wait_queue_head_t wq;
+	u8 *tbuf;
+	u32 tlen;
+	bool tpooled;			/* tbuf came from the client's pool */
+	bool rpooled;
+	u8 *rbuf;
+	u32 rcap;
+	u32 rlen;
+	struct v9p_fcall rc;		/* decoded reply; views into rbuf */
+};
+
+struct ninep_client {
+	struct ninep_trans trans;
+	char *peer;			/* for log lines: address or "fd r/w" */
+	spinlock_t lock;		/* states, table membership, tx_queue */
+	struct xarray reqs;		/* tag -> request */
+	u32 next_tag;
+	struct list_head tx_queue;
+	bool tx_busy;			/* a message is being written; c->lock */
+	struct ninep_req *tx_partial;	/* its rest is the tx thread's to send */
+	u32 tx_off;			/* bytes of tx_partial already sent */
+	wait_queue_head_t tx_wq;
+	wait_queue_head_t idle_wq;	/* the tag table became empty */
+	wait_queue_head_t tag_wq;	/* tasks waiting for a free tag */
+	atomic_t retired;		/* requests retired so far */
+	/* timeout=: the oldest Tflush of a timed-out request; c->lock */
+	struct ninep_req *stale_flush;
+	unsigned long stale_since;	/* jiffies when it was queued */
+	struct task_struct *rx_task;
+	struct task_struct *tx_task;
+	/* Receiving: see "receiving" below. */
+	struct mutex rx_mutex;		/* held by whoever receives */
+	struct task_struct *rx_leader;	/* waiting task that receives; RCU */
+	bool rx_ready;			/* the transport may be readable */
+	wait_queue_head_t rx_wq;	/* the rx thread waits here */
+	u8 rx_hdr[V9P_HDRSZ];		/* the message being received: */
+	u32 rx_got;			/* its bytes received so far, */
+	u32 rx_size;			/* its size, once the header is in, */
+	struct ninep_req *rx_req;	/* and its request (a reference) */
+	bool dead;			/* c->lock to set, READ_ONCE to test */
+	u32 msize;
+	enum v9p_dialect dialect;
+	unsigned int timeout;
+	unsigned int debug;
+	struct ida fids;
+	struct list_head pool;		/* free bulk buffers; c->lock */
+	unsigned int npool;
+	bool pool_ok;			/* msize is final */
+};
+
+#define clnt_dbg(c, bit, fmt, ...)					\
+	do {								\
+		if ((c)->debug & (bit))					\
+			pr_info(fmt, ##__VA_ARGS__);			\
+	} while (0)
+
+/* The ops of the read-only live_* counters in /sys/module/9p2000/parameters. */
+extern const struct kernel_param_ops ninep_live_ops;
+
+/* rpc.c */
+int ninep_rpc_init(void);
+void ninep_rpc_exit(void);
+void *ninep_buf_alloc(struct ninep_client *c, u32 size, bool *pooled);
+void ninep_pool_drain(struct ninep_client *c);
+struct ninep_req *ninep_req_new(struct ninep_client *c, u32 rcap,
+				unsigned int flags);
+void ninep_req_put(struct ninep_req *req);
+int ninep_req_pack(struct ninep_client *c, struct ninep_req *req,
+		   struct v9p_fcall *f);
+int ninep_req_send(struct ninep_client *c, struct ninep_req *req);
+void ninep_req_drop(struct ninep_client *c, struct ninep_req *req);
+int ninep_req_wait(struct ninep_client *c, struct ninep_req *req,
+		   struct ninep_fid *fid, bool *abandoned);
+/*
+ * Send @f and wait for its reply into a buffer of @rcap bytes (more if the
+ * reply says so, up to msize). The reply is in req->rc; ninep_req_put() it.
+ * @fid, if not NULL, is a reference the call consumes.
+ */
+struct ninep_req *ninep_rpc(struct ninep_client *c, struct v9p_fcall *f,
+			    u32 rcap, struct ninep_fid *fid);
+void ninep_client_fail(struct ninep_client *c, int err, const char *why);
+void ninep_rx_readable(struct ninep_trans *t);
+int ninep_rx_thread(void *data);
+int ninep_tx_thread(void *data);
+
+/* client.c */
+struct ninep_fid *ninep_fid_new(struct ninep_client *c);
+void ninep_fid_free(struct ninep_fid *fid);
+
+#endif /* NINEP_RPC_H */
