@@ -142,6 +142,10 @@ int srv_config_option(const char *opt)
 		srv_cfg.no_root_squash = true;
 		return 0;
 	}
+	if (!eq && !strcmp(opt, "serial")) {
+		srv_cfg.serial = true;
+		return 0;
+	}
 	if (!eq && !strcmp(opt, "root_squash")) {
 		srv_cfg.no_root_squash = false;
 		return 0;

@@ -505,6 +505,16 @@ static int reader_error(struct reader *rd)
 	return -errno;
 }
 
+/*
+ * How much one read may take into the buffer when len bytes are wanted:
+ * as much as fits, except under -o serial, where nothing past the message
+ * being read leaves the socket before that message is answered.
+ */
+static size_t reader_room(uint32_t len)
+{
+	return srv_cfg.serial && len < IBUF_SIZE ? len : IBUF_SIZE;
+}
+
 /* Fill dst with exactly len bytes, first from the buffer, then the socket. */
 static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
 {
@@ -535,7 +545,7 @@ static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
 			}
 		} else {
 			rd->start = rd->end = 0;
-			n = read(rd->fd, rd->buf, IBUF_SIZE);
+			n = read(rd->fd, rd->buf, reader_room(len));
 			if (n > 0) {
 				rd->end = (uint32_t)n;
 				continue;
@@ -565,7 +575,7 @@ static int reader_next(struct reader *rd, struct srv_conn *c, uint64_t version_b
 		if (err < 0)
 			return err;
 		rd->start = rd->end = 0;
-		n = read(rd->fd, rd->buf, IBUF_SIZE);
+		n = read(rd->fd, rd->buf, reader_room(4));
 		if (n > 0) {
 			rd->end = (uint32_t)n;
 			break;
@@ -594,6 +604,15 @@ static void wait_for_room(struct srv_conn *c)
 {
 	pthread_mutex_lock(&c->lock);
 	while (c->inflight_bytes > SRV_CONN_BYTES && !c->dead)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* -o serial: the request just read is answered before the next is read. */
+static void wait_answered(struct srv_conn *c)
+{
+	pthread_mutex_lock(&c->lock);
+	while (c->nreqs && !c->dead)
 		pthread_cond_wait(&c->cond, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -668,6 +687,8 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 		}
 		req->rxlen = size;
 		handle_message(c, req);
+		if (srv_cfg.serial)
+			wait_answered(c);
 		if (c->dead)
 			break;
 	}

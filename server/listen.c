@@ -321,7 +321,8 @@ static void start_conn(int fd, const struct listener *l)
 	n_conns++;
 	pthread_mutex_unlock(&conns_lock);
 
-	if (!l->is_unix)
+	/* -o serial plays a simple server that leaves Nagle on */
+	if (!l->is_unix && !srv_cfg.serial)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	a = malloc(sizeof(*a));
 	if (!a)

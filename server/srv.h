@@ -73,6 +73,7 @@ struct srv_config {
 	unsigned int stall_timeout;	/* seconds; 0: none */
 	unsigned int idle_timeout;	/* seconds; 0: none */
 	bool no_root_squash;		/* TCP attaches as root stay root */
+	bool serial;		/* -o serial: one request at a time per connection */
 	struct srv_allow *allow;	/* TCP clients allowed; none: all */
 	int nallow;
 	bool as_root;		/* euid 0: act as each attached user */
