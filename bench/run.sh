@@ -15,6 +15,14 @@
 # times (default 3), the long ones (small files, ls -l) SLOW_ROUNDS times (default
 # 1); the median is kept.
 # For every v9fsd run, the 9P requests it received (v9fsd -S, read with SIGUSR1).
+# Then the serial section: ours against the in-tree client, both in plain 9P2000
+# (version=9p2000, no .u) with msize 8192, over tcp to `v9fsd -o serial` (one
+# request at a time per connection, Nagle left on, as the simplest servers are):
+# 100 x stat, 100 x cat of a small file, 100 creates, a 4 MiB file written in
+# 64 KiB writes and read back in 64 KiB reads; with each run the 9P requests and
+# the TCP segments sent on the guest (both ends are on its loopback).
+# V9FS_BENCH_SECTIONS="main serial" (the default) picks sections; for the serial
+# one alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
 # Timing only: nothing here passes or fails; a run that cannot be made says why.
 . /v9fs/tests/lib.sh
 
@@ -130,6 +138,134 @@ bench_mount() {
 	mkdir -p "$_mnt/w.$_cfg" && set_work "$_cfg" "$_mnt/w.$_cfg"
 }
 
+SECTIONS=${V9FS_BENCH_SECTIONS:-main serial}
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# --- serial section ---------------------------------------------------------------------------
+SPORT=5682
+SEXPORT=/export/bench-serial
+SMSIZE=8192
+SCONFIGS="ours in-tree"
+SWORKLOADS="stat cat creates write4m read4m"
+
+tcp_segs() { awk '$1 == "Tcp:" && !h { for (i = 2; i <= NF; i++) if ($i == "OutSegs") c = i; h = 1; next }
+	$1 == "Tcp:" { print $c }' /proc/net/snmp; }
+
+# sone CONFIG WORKLOAD CMD...: one timed run with its requests and segments
+sone() {
+	_cfg=$1 _wl=$2
+	shift 2
+	snap "$W/before"
+	_s0=$(tcp_segs)
+	_out=$("$@" 2> "$W/err")
+	_rc=$?
+	_s1=$(tcp_segs)
+	_secs=$(echo "$_out" | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p')
+	if [ $_rc -ne 0 ] || [ -z "$_secs" ]; then
+		say "# serial $_cfg $_wl: FAILED: $(tail -n 1 "$W/err")"
+		echo "$_cfg $_wl - - -" >> "$SRES"
+		return
+	fi
+	snap "$W/after"
+	_diff=$(msgdiff "$W/before" "$W/after")
+	say "# serial $_cfg $_wl: ${_secs}s, $((_s1 - _s0)) segments, $_diff"
+	echo "$_cfg $_wl $_secs ${_diff%% *} $((_s1 - _s0))" >> "$SRES"
+}
+
+sworkload() {
+	_w=/mnt/serial-$1/w.$1
+	case $2 in
+	stat) sone "$1" "$2" $B stat "$_w/small" 100 ;;
+	cat) drop_caches; sone "$1" "$2" $B cat "$_w/small" 100 ;;
+	creates)
+		rm -rf "$_w/cr"; mkdir -p "$_w/cr"
+		sone "$1" "$2" $B creates "$_w/cr" 100 ;;
+	write4m) sone "$1" "$2" $B writes "$_w/big" 64 64 ;;
+	read4m) drop_caches; sone "$1" "$2" $B reads "$_w/big" 64 ;;
+	esac
+}
+
+serial_section() {
+	SRES=/tmp/bench.serial
+	: > "$SRES"
+	mkdir -p "$SEXPORT" "$W"
+	say "# serial: kernel $(uname -r), v9fsd -o serial, version=9p2000, msize $SMSIZE, tcp;" \
+		"$ROUNDS round(s), configurations interleaved"
+	STATS=/tmp/v9fsd.$SPORT.stats
+	if ! v9fsd_start "$SEXPORT" $SPORT -o serial -m $SMSIZE; then
+		say "# serial: v9fsd -o serial did not start"
+		return
+	fi
+	_ok=
+	for cfg in $SCONFIGS; do
+		case $cfg in ours) _cl=9P ;; *) _cl=9p ;; esac
+		_mnt=/mnt/serial-$cfg
+		if ! load_client $_cl > "$W/insmod" 2>&1 ||
+			! mount_9p $_cl tcp 9p2000 $SPORT "$_mnt" "msize=$SMSIZE" > "$W/mount" 2>&1; then
+			say "# serial $cfg: mount failed: $(tail -n 1 "$W/mount" 2> /dev/null)"
+			continue
+		fi
+		say "# serial $cfg: $(grep " $_mnt " /proc/mounts)"
+		mkdir -p "$_mnt/w.$cfg"
+		printf 'a small file of a few bytes\n' > "$_mnt/w.$cfg/small"
+		_ok="$_ok $cfg"
+	done
+	for wl in $SWORKLOADS; do
+		r=0
+		while [ $r -lt "$ROUNDS" ]; do
+			r=$((r + 1))
+			for cfg in $_ok; do
+				sworkload $cfg $wl
+			done
+		done
+	done
+	for cfg in $_ok; do
+		rm -rf "/mnt/serial-$cfg/w.$cfg"
+		umount_9p "/mnt/serial-$cfg" || say "# serial $cfg: umount failed"
+	done
+	v9fsd_stop
+	rmmod 9p2000 2> /dev/null
+	unload_client 9p 2> /dev/null
+	say ""
+	say "# serial summary: seconds, median of the rounds (9P requests, TCP segments of" \
+		"the median run); in-tree/ours > 1: ours is faster"
+	awk -v wls="$SWORKLOADS" '
+		{
+			k = $1 " " $2
+			if ($3 == "-") { bad[k] = 1; next }
+			n[k]++; v[k, n[k]] = $3; m[k, n[k]] = $4; g[k, n[k]] = $5
+		}
+		function med(k,    i, j, t, c) {
+			if (k in bad) return "-"
+			c = n[k]
+			if (!c) return "-"
+			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
+				if (v[k, j] + 0 < v[k, i] + 0) {
+					t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t
+					t = m[k, i]; m[k, i] = m[k, j]; m[k, j] = t
+					t = g[k, i]; g[k, i] = g[k, j]; g[k, j] = t
+				}
+			c = int((c + 1) / 2)
+			return v[k, c] " (" m[k, c] ", " g[k, c] ")"
+		}
+		function r(a, b) { a += 0; b += 0; return (a == 0 || b == 0) ? "-" : sprintf("%.2f", b / a) }
+		END {
+			split(wls, wl, " ")
+			printf "%-9s %24s %24s %13s\n", "workload", "ours", "in-tree", "in-tree/ours"
+			for (i = 1; wl[i] != ""; i++) {
+				a = med("ours " wl[i]); b = med("in-tree " wl[i])
+				printf "%-9s %24s %24s %13s\n", wl[i], a, b, r(a, b)
+			}
+		}' "$SRES"
+	rm -f "$SRES"
+}
+
+if ! want main; then
+	want serial && serial_section
+	rm -rf "$W" "$SEXPORT"
+	exit 0
+fi
+
 say "# bench: kernel $(uname -r), msize $MSIZE, ${MIB} MiB sequential, $RAND random reads," \
 	"$SMALL small files, ls -l of $ENTRIES entries; configurations interleaved," \
 	"$ROUNDS round(s) of the short workloads, $SLOW_ROUNDS of the long ones"
@@ -231,4 +367,9 @@ awk -v wls="$WORKLOADS" '
 		}
 	}' "$RES"
 say "# in-tree/ours > 1: ours is faster; diod/v9fsd > 1: v9fsd is faster"
-rm -rf "$W" "$RES" "$EXPORT" "$DEXPORT" /tmp/bench-tmpfs
+rm -rf "$RES" "$EXPORT" "$DEXPORT" /tmp/bench-tmpfs
+if want serial; then
+	say ""
+	serial_section
+fi
+rm -rf "$W" "$SEXPORT"

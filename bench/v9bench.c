@@ -9,6 +9,12 @@
  *					(create, write 4 KiB, close, stat, open,
  *					read, close, unlink)
  *	v9bench mkfiles DIR COUNT	COUNT empty files (set-up, not a measure)
+ *	v9bench stat FILE COUNT		COUNT x stat(FILE)
+ *	v9bench cat FILE COUNT		COUNT x (open, read to the end, close)
+ *	v9bench creates DIR COUNT	COUNT x (create DIR/c-N, close); timed,
+ *					unlike mkfiles; the files stay
+ *	v9bench writes FILE KIB COUNT	COUNT writes of KIB KiB, fsync, close
+ *	v9bench reads FILE KIB		read FILE to the end in KIB KiB reads
  *	v9bench time CMD [ARG...]	run CMD, its stdout to /dev/null
  *
  * Each prints one line "v9bench OP seconds=S bytes=B ops=N" and exits 0, or
@@ -200,6 +206,117 @@ static int smallfiles(const char *dir, long count)
 	return 0;
 }
 
+static int statloop(const char *path, long count)
+{
+	struct stat st;
+	double t0 = now();
+	long i;
+
+	for (i = 0; i < count; i++)
+		if (stat(path, &st) < 0)
+			die("stat", path);
+	report("stat", now() - t0, 0, count);
+	return 0;
+}
+
+static int catloop(const char *path, long count)
+{
+	char buf[64 * 1024];
+	unsigned long long total = 0;
+	double t0 = now();
+	long i;
+
+	for (i = 0; i < count; i++) {
+		ssize_t n;
+		int fd = open(path, O_RDONLY);
+
+		if (fd < 0)
+			die("open", path);
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			total += n;
+		if (n < 0)
+			die("read", path);
+		close(fd);
+	}
+	report("cat", now() - t0, total, count);
+	return 0;
+}
+
+static int creates(const char *dir, long count)
+{
+	char path[4096];
+	double t0 = now();
+	long i;
+	int fd;
+
+	for (i = 0; i < count; i++) {
+		snprintf(path, sizeof(path), "%s/c-%06ld", dir, i);
+		fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0)
+			die("create", path);
+		if (close(fd) < 0)
+			die("close", path);
+	}
+	report("creates", now() - t0, 0, count);
+	return 0;
+}
+
+static int writes(const char *path, long kib, long count)
+{
+	size_t len = (size_t)kib * 1024;
+	char *buf = xmalloc(len);
+	double t0;
+	long i;
+	int fd;
+
+	memset(buf, 0x5a, len);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0)
+		die("create", path);
+	t0 = now();
+	for (i = 0; i < count; i++) {
+		size_t done = 0;
+
+		while (done < len) {
+			ssize_t n = write(fd, buf + done, len - done);
+
+			if (n <= 0)
+				die("write", path);
+			done += n;
+		}
+	}
+	if (fsync(fd) < 0)
+		die("fsync", path);
+	if (close(fd) < 0)
+		die("close", path);
+	report("writes", now() - t0, (unsigned long long)len * count, count);
+	return 0;
+}
+
+static int reads(const char *path, long kib)
+{
+	size_t len = (size_t)kib * 1024;
+	char *buf = xmalloc(len);
+	unsigned long long total = 0;
+	unsigned long ops = 0;
+	double t0 = now();
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	while ((n = read(fd, buf, len)) > 0) {
+		total += n;
+		ops++;
+	}
+	if (n < 0)
+		die("read", path);
+	close(fd);
+	report("reads", now() - t0, total, ops);
+	return 0;
+}
+
 static int mkfiles(const char *dir, long count)
 {
 	char path[4096];
@@ -248,7 +365,9 @@ static int timecmd(char **argv)
 static void usage(void)
 {
 	fprintf(stderr, "usage: v9bench seqwrite FILE MIB | seqread FILE | randread FILE COUNT |\n"
-		"       smallfiles DIR COUNT | mkfiles DIR COUNT | time CMD [ARG...]\n");
+		"       smallfiles DIR COUNT | mkfiles DIR COUNT | time CMD [ARG...] |\n"
+		"       stat FILE COUNT | cat FILE COUNT | creates DIR COUNT |\n"
+		"       writes FILE KIB COUNT | reads FILE KIB\n");
 	exit(2);
 }
 
@@ -267,6 +386,16 @@ int main(int argc, char **argv)
 		return smallfiles(argv[2], atol(argv[3]));
 	if (!strcmp(argv[1], "mkfiles") && argc == 4)
 		return mkfiles(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "stat") && argc == 4)
+		return statloop(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "cat") && argc == 4)
+		return catloop(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "creates") && argc == 4)
+		return creates(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "writes") && argc == 5 && atol(argv[3]) > 0)
+		return writes(argv[2], atol(argv[3]), atol(argv[4]));
+	if (!strcmp(argv[1], "reads") && argc == 4 && atol(argv[3]) > 0)
+		return reads(argv[2], atol(argv[3]));
 	if (!strcmp(argv[1], "time"))
 		return timecmd(argv + 2);
 	usage();

@@ -793,6 +793,16 @@ static int rx_complete(struct ninep_client *c)
 	spin_unlock(&c->lock);
 	wake_up_all(&req->wq);
 	req_retired(c, &list);
+	/*
+	 * Other requests are in flight: acknowledge this reply now. A server
+	 * that leaves Nagle on holds its next (small) reply back until this
+	 * one is acknowledged, and with nothing of ours to carry the ACK it
+	 * would wait for the peer's delayed-ACK timer (40 ms or more) each
+	 * time two requests overlap (read/write chunks, a clunk and the next
+	 * call).
+	 */
+	if (!xa_empty(&c->reqs))
+		ninep_trans_ack(&c->trans);
 out:
 	ninep_req_put(req);
 	return err;

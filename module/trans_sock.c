@@ -26,6 +26,7 @@
 #include <net/tcp.h>
 
 #include "client.h"
+#include "rpc.h"
 #include "trans.h"
 
 struct sock_trans {
@@ -223,6 +224,17 @@ static int sock_recv_nb(struct ninep_trans *t, void *buf, size_t len)
 	if (n == -EAGAIN)
 		return 0;
 	return n == 0 ? -ECONNRESET : n;
+}
+
+/*
+ * Send the ACK of what was received now rather than when TCP's delayed-ACK
+ * timer fires, and stay in the delayed-ACK (interactive) mode otherwise.
+ * For tcp only; unix sockets have no ACKs.
+ */
+void ninep_trans_ack(struct ninep_trans *t)
+{
+	if (t->ops == &ninep_trans_tcp && t->priv)
+		tcp_sock_set_quickack(sock_of(t)->sk, 2);
 }
 
 static void sock_abort(struct ninep_trans *t)
