@@ -18,17 +18,56 @@
 #include "v9fs.h"
 
 /*
- * One Tread's worth (msize less the Rread header, or the iounit if less):
- * a fill is then a single Tread, always at the offset the server expects.
+ * The most one Tread can return (msize less the Rread header, or the
+ * iounit if less): a fill is a single Tread, always at the offset the
+ * server expects, and never asks for more than this.
  */
-static u32 ninep_dirbuf_size(const struct ninep_session *s,
-			     const struct ninep_fid *fid)
+static u32 ninep_dirbuf_max(const struct ninep_session *s,
+			    const struct ninep_fid *fid)
 {
 	u32 size = ninep_client_msize(s->clnt) - V9P_IOHDRSZ;
 
 	if (fid->iounit && fid->iounit < size)
 		size = fid->iounit;
 	return size;
+}
+
+/*
+ * The chunk buffer starts small and grows only for a directory whose
+ * replies fill it: most directories fit in a few KiB, and an open
+ * directory should not pin msize (up to 1 MiB) for that. The first size
+ * holds any stat record a server with PATH_MAX symlink targets sends.
+ * The buffer's capacity is kept in front of the data (of->dbuf is the
+ * allocation; file release kvfree()s it).
+ */
+#define NINEP_DIRBUF_HDR	sizeof(u64)
+#define NINEP_DIRBUF_FIRST	(8192 - NINEP_DIRBUF_HDR)
+
+static u8 *dir_data(const struct ninep_open_file *of)
+{
+	return of->dbuf + NINEP_DIRBUF_HDR;
+}
+
+static u32 dir_cap(const struct ninep_open_file *of)
+{
+	return of->dbuf ? *(u32 *)of->dbuf : 0;
+}
+
+/*
+ * Make the buffer hold @size bytes, dropping what it held (the caller
+ * refills it). 0 or -ENOMEM, the old buffer kept on failure.
+ */
+static int dir_buf_resize(struct ninep_open_file *of, u32 size)
+{
+	u8 *buf = kvmalloc(NINEP_DIRBUF_HDR + size, GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	*(u32 *)buf = size;
+	kvfree(of->dbuf);
+	of->dbuf = buf;
+	of->dlen = 0;
+	return 0;
 }
 
 /*
@@ -44,7 +83,8 @@ static int ninep_dir_emit_buf(struct ninep_session *s, struct ninep_open_file *o
 	int n;
 
 	while (i < of->dlen) {
-		n = v9p_stat_unpack(of->dbuf + i, of->dlen - i, s->dialect, &st);
+		n = v9p_stat_unpack(dir_data(of) + i, of->dlen - i, s->dialect,
+				    &st);
 		if (n < 0) {
 			ninep_err_dbg(s, "bad stat record at %llu: %d\n",
 				      of->doff + i, n);
@@ -71,15 +111,25 @@ static void ninep_dir_restart(struct ninep_open_file *of)
 	of->dnext = 0;
 }
 
-/* Read the next chunk of the stream; 0 at the end of the directory. */
+/*
+ * Read the next chunk of the stream; 0 at the end of the directory. After
+ * a chunk that filled more than half the buffer, the next is read into one
+ * twice as big, up to @max.
+ */
 static int ninep_dir_fill(struct ninep_session *s, struct ninep_open_file *of,
-			  u32 size)
+			  u32 max)
 {
-	struct kvec kv = { .iov_base = of->dbuf, .iov_len = size };
 	struct iov_iter to;
+	struct kvec kv;
+	u32 cap = dir_cap(of);
 	ssize_t n;
 
-	iov_iter_kvec(&to, ITER_DEST, &kv, 1, size);
+	if (cap < max && of->dlen > cap / 2 &&
+	    dir_buf_resize(of, min_t(u64, (u64)cap * 2, max)) == 0)
+		cap = dir_cap(of);
+	kv.iov_base = dir_data(of);
+	kv.iov_len = cap;
+	iov_iter_kvec(&to, ITER_DEST, &kv, 1, cap);
 	of->doff = of->dnext;
 	of->dlen = 0;
 	n = ninep_read(of->fid, of->dnext, &to, 0);
@@ -94,13 +144,13 @@ static int ninep_dir_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct ninep_session *s = ninep_inode_session(file_inode(file));
 	struct ninep_open_file *of = file->private_data;
-	u32 size = ninep_dirbuf_size(s, of->fid);
+	u32 max = ninep_dirbuf_max(s, of->fid);
 	int ret;
 
 	if (!of->dbuf) {
-		of->dbuf = kvmalloc(size, GFP_KERNEL);
-		if (!of->dbuf)
-			return -ENOMEM;
+		ret = dir_buf_resize(of, min_t(u32, NINEP_DIRBUF_FIRST, max));
+		if (ret)
+			return ret;
 	}
 	/* rewinddir(): see the directory as it is now, not our old chunk. */
 	if (ctx->pos == 0 && of->dnext)
@@ -115,7 +165,7 @@ static int ninep_dir_readdir(struct file *file, struct dir_context *ctx)
 			if (ret <= 0)
 				return ret;
 		}
-		ret = ninep_dir_fill(s, of, size);
+		ret = ninep_dir_fill(s, of, max);
 		if (ret <= 0)
 			return ret;
 	}
