@@ -16,6 +16,8 @@
  *	v9bench writes FILE KIB COUNT	COUNT writes of KIB KiB, fsync, close
  *	v9bench reads FILE KIB		read FILE to the end in KIB KiB reads
  *	v9bench time CMD [ARG...]	run CMD, its stdout to /dev/null
+ *	v9bench idle CMD [ARG...]	exec CMD under SCHED_IDLE (a task that
+ *					only runs when nothing else wants the CPU)
  *
  * Each prints one line "v9bench OP seconds=S bytes=B ops=N" and exits 0, or
  * names the call that failed and exits 1.  The clock is CLOCK_MONOTONIC,
@@ -23,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -362,12 +365,22 @@ static int timecmd(char **argv)
 	return 0;
 }
 
+static int idlecmd(char **argv)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (sched_setscheduler(0, SCHED_IDLE, &sp) < 0)
+		die("sched_setscheduler SCHED_IDLE", argv[0]);
+	execvp(argv[0], argv);
+	die("exec", argv[0]);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: v9bench seqwrite FILE MIB | seqread FILE | randread FILE COUNT |\n"
 		"       smallfiles DIR COUNT | mkfiles DIR COUNT | time CMD [ARG...] |\n"
 		"       stat FILE COUNT | cat FILE COUNT | creates DIR COUNT |\n"
-		"       writes FILE KIB COUNT | reads FILE KIB\n");
+		"       writes FILE KIB COUNT | reads FILE KIB | idle CMD [ARG...]\n");
 	exit(2);
 }
 
@@ -396,6 +409,8 @@ int main(int argc, char **argv)
 		return writes(argv[2], atol(argv[3]), atol(argv[4]));
 	if (!strcmp(argv[1], "reads") && argc == 4 && atol(argv[3]) > 0)
 		return reads(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "idle"))
+		return idlecmd(argv + 2);
 	if (!strcmp(argv[1], "time"))
 		return timecmd(argv + 2);
 	usage();

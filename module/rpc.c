@@ -258,8 +258,15 @@ static void req_fail_locked(struct ninep_req *req, int err)
 	smp_store_release(&req->state, REQ_FAILED);
 }
 
-/* After c->lock: wake waiters, release what retiring owed, drop table refs. */
-static void req_retired(struct ninep_client *c, struct list_head *list)
+static void rx_defer(struct ninep_client *c, struct ninep_req *req);
+
+/*
+ * After c->lock: wake waiters, release what retiring owed, drop table refs.
+ * @recv: called by whoever receives; an orphan fid's put, which may send a
+ * Tclunk, is then not done on a waiting task's stack but by the rx thread.
+ */
+static void __req_retired(struct ninep_client *c, struct list_head *list,
+			  bool recv)
 {
 	struct ninep_req *req, *next;
 
@@ -290,6 +297,13 @@ static void req_retired(struct ninep_client *c, struct list_head *list)
 			if (req->state == REQ_DONE &&
 			    req->rc.type != V9P_RERROR)
 				req->orphan_fid->established = true;
+			if (recv && current != c->rx_task &&
+			    !READ_ONCE(c->dead)) {
+				/* The table's reference goes with it. */
+				rx_defer(c, req);
+				atomic_inc(&c->retired);
+				continue;
+			}
 			ninep_fid_put(req->orphan_fid);
 			req->orphan_fid = NULL;
 		}
@@ -301,6 +315,11 @@ static void req_retired(struct ninep_client *c, struct list_head *list)
 		wake_up_all(&c->tag_wq);
 	if (xa_empty(&c->reqs))
 		wake_up_all(&c->idle_wq);
+}
+
+static void req_retired(struct ninep_client *c, struct list_head *list)
+{
+	__req_retired(c, list, false);
 }
 
 /*
@@ -691,6 +710,30 @@ static void wait_for_stop(void)
 	__set_current_state(TASK_RUNNING);
 }
 
+/*
+ * Hand the orphan fid of retired @req (and the table's reference to @req)
+ * to the rx thread. Its put may send a Tclunk: that is no work for a task
+ * that merely received someone else's reply, whatever it was doing.
+ */
+static void rx_defer(struct ninep_client *c, struct ninep_req *req)
+{
+	llist_add(&req->defer_node, &c->rx_deferred);
+	wake_up(&c->rx_wq);
+}
+
+/* The rx thread: put the orphan fids handed over by rx_defer(). */
+static void rx_run_deferred(struct ninep_client *c)
+{
+	struct llist_node *n = llist_del_all(&c->rx_deferred);
+	struct ninep_req *req, *next;
+
+	llist_for_each_entry_safe(req, next, n, defer_node) {
+		ninep_fid_put(req->orphan_fid);
+		req->orphan_fid = NULL;
+		ninep_req_put(req);
+	}
+}
+
 static bool reply_type_ok(const struct ninep_req *req, u8 type)
 {
 	return type == req->ttype + 1 || type == V9P_RERROR;
@@ -792,7 +835,7 @@ static int rx_complete(struct ninep_client *c)
 	}
 	spin_unlock(&c->lock);
 	wake_up_all(&req->wq);
-	req_retired(c, &list);
+	__req_retired(c, &list, true);
 	/*
 	 * Other requests are in flight: acknowledge this reply now. A server
 	 * that leaves Nagle on holds its next (small) reply back until this
@@ -898,6 +941,8 @@ void ninep_rx_readable(struct ninep_trans *t)
 {
 	struct ninep_client *c = container_of(t, struct ninep_client, trans);
 
+	if (!READ_ONCE(c->rx_ready))
+		WRITE_ONCE(c->rx_ready_at, jiffies);
 	WRITE_ONCE(c->rx_ready, true);
 	smp_mb();	/* the flag before the leader; pairs with rx_wait() */
 	rx_kick(c);
@@ -919,8 +964,11 @@ static int rx_pump(struct ninep_client *c, struct ninep_req *mine)
 			return -EIO;
 		n = rx_step(c, false);
 	} while (n > 0 && !(mine && req_finished(mine)));
-	if (n > 0)
-		WRITE_ONCE(c->rx_ready, true);	/* stopped early: maybe more */
+	if (n > 0) {
+		/* Stopped early: maybe more. */
+		WRITE_ONCE(c->rx_ready_at, jiffies);
+		WRITE_ONCE(c->rx_ready, true);
+	}
 	return n < 0 ? n : 0;
 }
 
@@ -933,13 +981,52 @@ static void rx_unlock(struct ninep_client *c)
 }
 
 /*
+ * How long readiness may wait for a leader that is not scheduled (low
+ * priority, throttled, preempted) before the rx thread takes over.
+ */
+#define NINEP_LEAD_JIFFIES	2
+
+/*
+ * A task leads only at normal priority or better: a nice or SCHED_IDLE
+ * task may not run for a long time while others wait for their replies.
+ */
+static bool rx_may_lead(void)
+{
+	return current->policy != SCHED_IDLE && task_nice(current) <= 0;
+}
+
+/*
+ * Called by a waiting task that is not the leader, at least every
+ * NINEP_LEAD_JIFFIES: if the transport has been readable that long and
+ * nobody is receiving, the leader is not getting to run; depose it and let
+ * the rx thread receive.
+ */
+static void rx_check_leader(struct ninep_client *c)
+{
+	struct task_struct *leader = READ_ONCE(c->rx_leader);
+
+	if (!leader || leader == current || !READ_ONCE(c->rx_ready) ||
+	    mutex_is_locked(&c->rx_mutex) ||
+	    time_before(jiffies, READ_ONCE(c->rx_ready_at) + NINEP_LEAD_JIFFIES))
+		return;
+	if (cmpxchg(&c->rx_leader, leader, NULL) == leader) {
+		clnt_dbg(c, NINEP_DEBUG_RPC,
+			 "receive leader not scheduled: rx thread takes over\n");
+		smp_mb();	/* no leader before waking; see rx_thread_wanted() */
+		wake_up(&c->rx_wq);
+	}
+}
+
+/*
  * Wait for @req as wait_event_killable_timeout() does, receiving replies
- * meanwhile as the leader if no other waiting task is. The return value is
- * that of wait_event_killable_timeout().
+ * meanwhile as the leader if no other waiting task is and this one may
+ * (rx_may_lead()). A leader that is deposed (rx_check_leader()) does not
+ * lead again in this wait. The return value is that of
+ * wait_event_killable_timeout().
  */
 static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 {
-	bool leader = false;
+	bool leader = false, may_lead = rx_may_lead();
 	DEFINE_WAIT(wait);
 	long ret = t;
 
@@ -947,8 +1034,15 @@ static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 		return wait_event_killable_timeout(req->wq, req_finished(req),
 						   t);
 	for (;;) {
+		long slice, left;
+		bool watch;
+
+		if (leader && READ_ONCE(c->rx_leader) != current) {
+			leader = false;		/* deposed */
+			may_lead = false;
+		}
 		/* cmpxchg() orders this before the rx_ready test below. */
-		if (!leader && !READ_ONCE(c->rx_leader))
+		if (may_lead && !leader && !READ_ONCE(c->rx_leader))
 			leader = !cmpxchg(&c->rx_leader, NULL, current);
 		if (prepare_to_wait_event(&req->wq, &wait, TASK_KILLABLE)) {
 			ret = -ERESTARTSYS;
@@ -963,13 +1057,21 @@ static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 			rx_unlock(c);
 			continue;
 		}
-		ret = schedule_timeout(ret);
-		if (!ret)
+		/* Under another leader, look in on it now and then. */
+		watch = !leader && READ_ONCE(c->rx_leader);
+		slice = watch ? min_t(long, ret, NINEP_LEAD_JIFFIES) : ret;
+		left = schedule_timeout(slice);
+		if (ret != MAX_SCHEDULE_TIMEOUT)
+			ret -= slice - left;
+		if (ret <= 0) {
+			ret = 0;
 			break;
+		}
+		if (watch)
+			rx_check_leader(c);
 	}
 	finish_wait(&req->wq, &wait);
-	if (leader) {
-		WRITE_ONCE(c->rx_leader, NULL);
+	if (leader && cmpxchg(&c->rx_leader, current, NULL) == current) {
 		smp_mb();	/* no leader before the test; see ninep_rx_readable() */
 		if (READ_ONCE(c->rx_ready))
 			wake_up(&c->rx_wq);
@@ -980,6 +1082,7 @@ static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 static bool rx_thread_wanted(struct ninep_client *c)
 {
 	return READ_ONCE(c->dead) || kthread_should_stop() ||
+	       !llist_empty(&c->rx_deferred) ||
 	       (READ_ONCE(c->rx_ready) && !READ_ONCE(c->rx_leader) &&
 		!mutex_is_locked(&c->rx_mutex));
 }
@@ -997,12 +1100,17 @@ int ninep_rx_thread(void *data)
 			continue;
 		}
 		wait_event_idle(c->rx_wq, rx_thread_wanted(c));
-		if (!mutex_trylock(&c->rx_mutex))
+		rx_run_deferred(c);
+		if (!READ_ONCE(c->rx_ready) || READ_ONCE(c->rx_leader) ||
+		    !mutex_trylock(&c->rx_mutex))
 			continue;
 		err = rx_pump(c, NULL);
 		rx_unlock(c);
 	}
+	/* Whatever was handed over before the connection died. */
+	rx_run_deferred(c);
 	wait_for_stop();
+	rx_run_deferred(c);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 #include <linux/idr.h>
+#include <linux/llist.h>
 
 #include "client.h"
 #include "trans.h"
@@ -50,6 +51,7 @@ struct ninep_req {
 	struct ninep_fid *orphan_fid;	/* fid of an abandoned request */
 	struct list_head tx_node;	/* c->tx_queue */
 	struct list_head retire_node;	/* local lists while retiring */
+	struct llist_node defer_node;	/* c->rx_deferred */
 	wait_queue_head_t wq;
 	u8 *tbuf;
 	u32 tlen;
@@ -84,6 +86,9 @@ struct ninep_client {
 	struct mutex rx_mutex;		/* held by whoever receives */
 	struct task_struct *rx_leader;	/* waiting task that receives; RCU */
 	bool rx_ready;			/* the transport may be readable */
+	unsigned long rx_ready_at;	/* jiffies when rx_ready was last set */
+	/* retired requests whose orphan fid the rx thread is to put */
+	struct llist_head rx_deferred;
 	wait_queue_head_t rx_wq;	/* the rx thread waits here */
 	u8 rx_hdr[V9P_HDRSZ];		/* the message being received: */
 	u32 rx_got;			/* its bytes received so far, */
