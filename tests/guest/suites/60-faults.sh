@@ -5,7 +5,9 @@
 #   - v9fsd killed (SIGKILL) during a large read and during a large write
 #   - over trans=fd on a socketpair (fdmount, `v9fsd -s`): the server killed with
 #     the mount idle, then during a large read; the end of file must fail the
-#     requests with EIO at once, without timeout=
+#     requests with EIO at once, without timeout=; the server stopped (SIGSTOP)
+#     under a reader blocked in read(2): umount and umount -f return within
+#     seconds, the read fails with EIO
 #   - v9fsd stopped (SIGSTOP) under a reader, then the reader SIGKILLed: gone in 1 s
 #   - hostile-9p in each mode: the read fails (or, in mode none, succeeds), no hang
 #   - rmmod 9p2000 after the last umount, no slab objects left behind
@@ -192,6 +194,118 @@ fd_dead_idle() { # fd_dead_idle CLIENT
 	fi
 }
 
+# --- fd: the server stopped under a reader, then umount and umount -f ---------------
+# A reader blocked in read(2) on a server that stopped answering (SIGSTOP, the
+# socketpair stays open, so no end of file): umount must return (busy) within
+# seconds, umount -f must return within seconds and end the read with EIO, and the
+# mount must then go away.
+# bg_gone TENTHS CMD...: run CMD in the background; 0 if it ended within TENTHS
+# tenths of a second (its status in BG_RC), else 1 with it killed.
+bg_gone() {
+	_n=$1
+	shift
+	"$@" > "$OUT/bg.txt" 2>&1 &
+	_bg=$!
+	if gone $_bg "$_n"; then
+		wait $_bg
+		BG_RC=$?
+		return 0
+	fi
+	kill -9 $_bg 2> /dev/null
+	wait $_bg 2> /dev/null
+	BG_RC=-
+	return 1
+}
+
+# fifo_mount CLIENT MNT: trans=fd over two FIFOs held open read-write by the
+# mounter, `v9fsd -s` at their other ends; sets SRV_PID.
+fifo_mount() {
+	_f=$OUT/fifo.$1
+	rm -f "$_f.c2s" "$_f.s2c"
+	mkfifo "$_f.c2s" "$_f.s2c"
+	"$V9FSD" -s -e "$EXPORT" < "$_f.c2s" > "$_f.s2c" 2> "$_f.log" &
+	SRV_PID=$!
+	case $1 in 9P) _o=trans=fd ;; *) _o=trans=fd,cache=none ;; esac
+	mkdir -p "$2"
+	if ! timeout 30 mount -t "$1" -o "$_o,rfdno=3,wfdno=4,version=$DIALECT" \
+		none "$2" 3<> "$_f.s2c" 4<> "$_f.c2s" > "$OUT/mount.txt" 2>&1; then
+		result "$1" 0 "fifo: mount v9fsd -s over a FIFO pair" "$(tail -n 1 "$OUT/mount.txt")"
+		kill -9 $SRV_PID 2> /dev/null
+		wait $SRV_PID 2> /dev/null
+		return 1
+	fi
+}
+
+fd_stop_umount() { # fd_stop_umount CLIENT [fifo]
+	_c=$1 _m=/mnt/faults-fdstop-$1
+	if [ "${2:-}" = fifo ]; then
+		fifo_mount $_c $_m || return
+	else
+		server_mount $_c $_m fd || return
+	fi
+	_k=${2:-fd}
+	dd if=$_m/big of=/dev/null bs=1M > "$OUT/dd.txt" 2>&1 &
+	_dd=$!
+	sleep 1
+	kill -STOP $SRV_PID
+	sleep 1
+	if gone $_dd 1; then
+		result $_c 0 "$_k: server stopped: reader blocked at the stop" \
+			"the read finished first, test inconclusive"
+	else
+		diag "$_c: $_k: reader state with the server stopped: $(cut -d' ' -f3 /proc/$_dd/stat)"
+	fi
+	bg_gone 50 umount $_m
+	_u=$?
+	result $_c "$([ $_u = 0 ] && echo 1)" \
+		"$_k: server stopped, reader blocked: umount returns within 5 s" \
+		"umount exit $BG_RC: $(cat "$OUT/bg.txt")"
+	if mountpoint -q $_m 2> /dev/null || grep -q " $_m " /proc/mounts; then
+		bg_gone 50 umount -f $_m
+		_u=$?
+		result $_c "$([ $_u = 0 ] && echo 1)" \
+			"$_k: server stopped, reader blocked: umount -f returns within 5 s" \
+			"umount -f exit $BG_RC: $(cat "$OUT/bg.txt")"
+	fi
+	if gone $_dd 50; then
+		wait $_dd
+		_rc=$?
+		_err=$(grep -v 'records\|copied' "$OUT/dd.txt" | tail -n 1)
+		result $_c "$([ $_rc -ne 0 ] && echo 1)" \
+			"$_k: server stopped: umount -f ends the blocked read (in $((WAITED / 10)) s)" \
+			"dd exit $_rc: $_err"
+		case $_err in
+		*"Input/output error"* | *"I/O error"*) _eio=1 ;;
+		*) _eio=0 ;;
+		esac
+		result $_c $_eio "$_k: server stopped: the blocked read fails with EIO" "$_err"
+	else
+		result $_c 0 "$_k: server stopped: umount -f ends the blocked read" \
+			"dd still blocked 5 s after umount -f"
+	fi
+	if grep -q " $_m " /proc/mounts; then
+		if bg_gone 100 umount $_m; then
+			result $_c "$([ "$BG_RC" = 0 ] && echo 1)" \
+				"$_k: server stopped: the mount goes once the reader is gone" \
+				"umount exit $BG_RC: $(cat "$OUT/bg.txt")"
+		else
+			result $_c 0 "$_k: server stopped: the mount goes once the reader is gone" \
+				"umount blocked for 10 s"
+		fi
+	else
+		result $_c 1 "$_k: server stopped: the mount goes once the reader is gone"
+	fi
+	kill -9 $_dd 2> /dev/null
+	kill -CONT $SRV_PID 2> /dev/null
+	if [ "$_k" = fifo ]; then
+		kill -9 $SRV_PID 2> /dev/null
+		wait $SRV_PID 2> /dev/null
+	else
+		kill_server
+	fi
+	grep -q " $_m " /proc/mounts && unstick $_m
+}
+
 # --- v9fsd stalled, reader SIGKILLed -----------------------------------------------
 stall_kill() { # stall_kill CLIENT
 	_c=$1 _m=/mnt/faults-$1
@@ -300,6 +414,8 @@ for c in $clients; do
 	kill_during $c write
 	fd_dead_idle $c
 	kill_during $c read fd
+	fd_stop_umount $c
+	fd_stop_umount $c fifo
 	stall_kill $c
 	if [ -x "$HOSTILE" ]; then
 		for mode in none malformed oversized badtag badtype bigcount close stall; do
