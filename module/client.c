@@ -173,6 +173,8 @@ static void client_shutdown(struct ninep_client *c)
 	c->tx_partial = NULL;
 	if (c->rx_task)
 		kthread_stop(c->rx_task);
+	/* A receiver may have handed over a fid after the thread's last look. */
+	ninep_rx_run_deferred(c);
 	if (c->rx_req)
 		ninep_req_put(c->rx_req);	/* a reply cut off by the failure */
 	c->rx_req = NULL;

@@ -721,8 +721,11 @@ static void rx_defer(struct ninep_client *c, struct ninep_req *req)
 	wake_up(&c->rx_wq);
 }
 
-/* The rx thread: put the orphan fids handed over by rx_defer(). */
-static void rx_run_deferred(struct ninep_client *c)
+/*
+ * Put the orphan fids handed over by rx_defer(): the rx thread's work, and
+ * once more at shutdown for a hand-over that came after its last look.
+ */
+void ninep_rx_run_deferred(struct ninep_client *c)
 {
 	struct llist_node *n = llist_del_all(&c->rx_deferred);
 	struct ninep_req *req, *next;
@@ -1100,7 +1103,7 @@ int ninep_rx_thread(void *data)
 			continue;
 		}
 		wait_event_idle(c->rx_wq, rx_thread_wanted(c));
-		rx_run_deferred(c);
+		ninep_rx_run_deferred(c);
 		if (!READ_ONCE(c->rx_ready) || READ_ONCE(c->rx_leader) ||
 		    !mutex_trylock(&c->rx_mutex))
 			continue;
@@ -1108,9 +1111,9 @@ int ninep_rx_thread(void *data)
 		rx_unlock(c);
 	}
 	/* Whatever was handed over before the connection died. */
-	rx_run_deferred(c);
+	ninep_rx_run_deferred(c);
 	wait_for_stop();
-	rx_run_deferred(c);
+	ninep_rx_run_deferred(c);
 	return 0;
 }
 

@@ -138,6 +138,7 @@ struct ninep_req *ninep_rpc(struct ninep_client *c, struct v9p_fcall *f,
 void ninep_client_fail(struct ninep_client *c, int err, const char *why);
 void ninep_rx_readable(struct ninep_trans *t);
 int ninep_rx_thread(void *data);
+void ninep_rx_run_deferred(struct ninep_client *c);
 int ninep_tx_thread(void *data);
 
 /*
