@@ -37,21 +37,8 @@ static u32 ninep_dirbuf_max(const struct ninep_session *s,
  * replies fill it: most directories fit in a few KiB, and an open
  * directory should not pin msize (up to 1 MiB) for that. The first size
  * holds any stat record a server with PATH_MAX symlink targets sends.
- * The buffer's capacity is kept in front of the data (of->dbuf is the
- * allocation; file release kvfree()s it).
  */
-#define NINEP_DIRBUF_HDR	sizeof(u64)
-#define NINEP_DIRBUF_FIRST	(8192 - NINEP_DIRBUF_HDR)
-
-static u8 *dir_data(const struct ninep_open_file *of)
-{
-	return of->dbuf + NINEP_DIRBUF_HDR;
-}
-
-static u32 dir_cap(const struct ninep_open_file *of)
-{
-	return of->dbuf ? *(u32 *)of->dbuf : 0;
-}
+#define NINEP_DIRBUF_FIRST	8192
 
 /*
  * Make the buffer hold @size bytes, dropping what it held (the caller
@@ -59,13 +46,13 @@ static u32 dir_cap(const struct ninep_open_file *of)
  */
 static int dir_buf_resize(struct ninep_open_file *of, u32 size)
 {
-	u8 *buf = kvmalloc(NINEP_DIRBUF_HDR + size, GFP_KERNEL);
+	u8 *buf = kvmalloc(size, GFP_KERNEL);
 
 	if (!buf)
 		return -ENOMEM;
-	*(u32 *)buf = size;
 	kvfree(of->dbuf);
 	of->dbuf = buf;
+	of->dcap = size;
 	of->dlen = 0;
 	return 0;
 }
@@ -83,7 +70,7 @@ static int ninep_dir_emit_buf(struct ninep_session *s, struct ninep_open_file *o
 	int n;
 
 	while (i < of->dlen) {
-		n = v9p_stat_unpack(dir_data(of) + i, of->dlen - i, s->dialect,
+		n = v9p_stat_unpack(of->dbuf + i, of->dlen - i, s->dialect,
 				    &st);
 		if (n < 0) {
 			ninep_err_dbg(s, "bad stat record at %llu: %d\n",
@@ -121,13 +108,13 @@ static int ninep_dir_fill(struct ninep_session *s, struct ninep_open_file *of,
 {
 	struct iov_iter to;
 	struct kvec kv;
-	u32 cap = dir_cap(of);
+	u32 cap = of->dcap;
 	ssize_t n;
 
 	if (cap < max && of->dlen > cap / 2 &&
 	    dir_buf_resize(of, min_t(u64, (u64)cap * 2, max)) == 0)
-		cap = dir_cap(of);
-	kv.iov_base = dir_data(of);
+		cap = of->dcap;
+	kv.iov_base = of->dbuf;
 	kv.iov_len = cap;
 	iov_iter_kvec(&to, ITER_DEST, &kv, 1, cap);
 	of->doff = of->dnext;

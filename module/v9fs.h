@@ -58,6 +58,7 @@ struct ninep_inode {
 struct ninep_open_file {
 	struct ninep_fid *fid;
 	u8 *dbuf;		/* last Rread data of a directory */
+	u32 dcap;		/* bytes dbuf can hold */
 	u32 dlen;		/* bytes valid in dbuf */
 	u64 doff;		/* directory offset of dbuf[0] */
 	u64 dnext;		/* offset the server expects for the next read */
