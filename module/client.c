@@ -72,27 +72,6 @@ bool ninep_client_dead(const struct ninep_client *c)
 
 /* ---- connection ---- */
 
-int ninep_trans_open(struct ninep_trans *t, const struct ninep_client_opts *o)
-{
-	switch (o->trans) {
-	case NINEP_TRANS_TCP:
-		t->ops = &ninep_trans_tcp;
-		break;
-	case NINEP_TRANS_UNIX:
-		t->ops = &ninep_trans_unix;
-		break;
-	case NINEP_TRANS_FD:
-		t->ops = &ninep_trans_fd;
-		break;
-	default:
-		pr_err("unknown transport %d\n", o->trans);
-		return -EINVAL;
-	}
-	t->priv = NULL;
-	t->debug = o->debug;
-	return t->ops->connect(t, o);
-}
-
 static int client_version(struct ninep_client *c, enum v9p_dialect want)
 {
 	struct v9p_fcall f = { .type = V9P_TVERSION };

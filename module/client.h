@@ -23,6 +23,8 @@
 #define NINEP_TRANS_TCP		0
 #define NINEP_TRANS_UNIX		1
 #define NINEP_TRANS_FD		2
+#define NINEP_TRANS_VIRTIO	3	/* addr is the device's mount tag */
+#define NINEP_TRANS_COUNT	4
 
 #define NINEP_DEFAULT_PORT	564
 /* Asked for when opts.msize is 0; the VFS passes msize= or the seed's 9000. */
@@ -49,7 +51,7 @@ struct ninep_client;
 
 struct ninep_client_opts {
 	int trans;			/* NINEP_TRANS_* */
-	const char *addr;		/* tcp: IPv4/IPv6 literal; unix: socket path */
+	const char *addr;		/* tcp: IP literal; unix: path; virtio: tag */
 	u16 port;			/* tcp only; 0 means NINEP_DEFAULT_PORT */
 	int rfd, wfd;			/* fd only: descriptors of the mounting task */
 	u32 msize;			/* asked for; 0 means NINEP_DEFAULT_MSIZE */

@@ -2,7 +2,8 @@
 /*
  * 9p2000.ko: a 9P2000 / 9P2000.u client file system, type "9P", after the
  * v9fs-2.0-rc6 series. Module init and exit: the client layer, the inode
- * cache, then the file system type, torn down in the reverse order.
+ * cache, the file system type, then the virtio driver, torn down in the
+ * reverse order.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -10,6 +11,7 @@
 #include <linux/fs.h>
 
 #include "v9fs.h"
+#include "trans.h"
 
 static int __init ninep_init(void)
 {
@@ -24,8 +26,13 @@ static int __init ninep_init(void)
 	err = register_filesystem(&ninep_fs_type);
 	if (err)
 		goto cache_exit;
+	err = ninep_virtio_init();
+	if (err)
+		goto unregister;
 	return 0;
 
+unregister:
+	unregister_filesystem(&ninep_fs_type);
 cache_exit:
 	ninep_inode_cache_exit();
 client_exit:
@@ -35,6 +42,7 @@ client_exit:
 
 static void __exit ninep_exit(void)
 {
+	ninep_virtio_exit();
 	unregister_filesystem(&ninep_fs_type);
 	ninep_inode_cache_exit();
 	ninep_client_exit();

@@ -18,6 +18,7 @@
 #include <linux/backing-dev.h>
 
 #include "v9fs.h"
+#include "trans.h"
 
 enum ninep_param {
 	NINEP_OPT_TRANS, NINEP_OPT_TCP, NINEP_OPT_UNIX, NINEP_OPT_NAME,
@@ -32,6 +33,7 @@ static const struct constant_table ninep_trans_names[] = {
 	{ "fd",		NINEP_TRANS_FD },
 	{ "tcp",	NINEP_TRANS_TCP },
 	{ "unix",	NINEP_TRANS_UNIX },
+	{ "virtio",	NINEP_TRANS_VIRTIO },
 	{}
 };
 
@@ -100,6 +102,9 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 
 	switch (opt) {
 	case NINEP_OPT_TRANS:
+		if (!ninep_trans_get(result.uint_32))
+			return invalfc(fc, "%s=%s is not built into this module",
+				       param->key, param->string);
 		s->copts.trans = result.uint_32;
 		break;
 	case NINEP_OPT_TCP:
@@ -184,24 +189,13 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	return 0;
 }
 
-static const char *ninep_trans_name(int trans)
-{
-	switch (trans) {
-	case NINEP_TRANS_UNIX:
-		return "unix";
-	case NINEP_TRANS_FD:
-		return "fd";
-	default:
-		return "tcp";
-	}
-}
-
 /* /proc/mounts: the options in effect, msize and version as negotiated. */
 static int ninep_show_options(struct seq_file *m, struct dentry *root)
 {
 	struct ninep_session *s = ninep_sb_session(root->d_sb);
+	const struct ninep_trans_ops *ops = ninep_trans_get(s->copts.trans);
 
-	seq_printf(m, ",trans=%s", ninep_trans_name(s->copts.trans));
+	seq_printf(m, ",trans=%s", ops ? ops->name : "?");
 	if (s->copts.trans == NINEP_TRANS_TCP)
 		seq_printf(m, ",port=%u",
 			   s->copts.port ? s->copts.port : NINEP_DEFAULT_PORT);

@@ -62,8 +62,39 @@ extern const struct ninep_trans_ops ninep_trans_fd;
 /* max_msize of the byte-stream transports (sockets, pipes): 1 MiB. */
 #define NINEP_STREAM_MAX_MSIZE	(1024 * 1024)
 
+/*
+ * max_msize over virtio: 512 KiB. A request in flight holds its message and
+ * room for its reply in one block (up to 2 x msize for a Tread/Twrite), and
+ * the ring has 128 slots, so one mount may pin up to 128 MiB; a larger msize
+ * also makes the vmalloc'd block span more scatter-gather entries than the
+ * device queue is long.
+ */
+#define NINEP_VIRTIO_MAX_MSIZE	(512 * 1024)
+
+/*
+ * The transports by NINEP_TRANS_* id: NULL for an unknown id or one not
+ * built into this module (virtio without CONFIG_VIRTIO).
+ */
+const struct ninep_trans_ops *ninep_trans_get(int id);
+
 /* Pick the ops for o->trans and connect; 0 or a negative errno. */
 int ninep_trans_open(struct ninep_trans *t, const struct ninep_client_opts *o);
+
+#if IS_ENABLED(CONFIG_VIRTIO)
+extern const struct ninep_trans_ops ninep_trans_virtio;
+/* The virtio driver "9p2000_virtio", registered at module load. */
+int ninep_virtio_init(void);
+void ninep_virtio_exit(void);
+#else
+static inline int ninep_virtio_init(void)
+{
+	return 0;
+}
+
+static inline void ninep_virtio_exit(void)
+{
+}
+#endif
 
 #define ninep_trans_dbg(t, fmt, ...)					\
 	do {								\

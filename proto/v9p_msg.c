@@ -34,6 +34,11 @@ enum v9p_kind {
 #define V9P_F_NOT9P	0x02	/* in 9P2000.u and 9P2000.L, not 9P2000 */
 #define V9P_F_OPT	0x04	/* may be absent at the end when decoding */
 #define V9P_F_NONE	0x08	/* absent: decode as ~0 (V9P_NONUNAME) */
+/*
+ * STAT only: an outer n[2] of 0 is taken as "see the stat's own size[2]".
+ * QEMU's 9P server sends Rstat so; a server decoding Twstat stays strict.
+ */
+#define V9P_F_NZERO	0x10
 
 struct v9p_field {
 	u8 kind;
@@ -175,7 +180,7 @@ static const struct v9p_field tstat_f[] = {
 };
 
 static const struct v9p_field rstat_f[] = {
-	FLD(STAT, rstat.stat),
+	FLDF(STAT, V9P_F_NZERO, rstat.stat),
 	FEND,
 };
 
@@ -609,7 +614,8 @@ static void v9p_get_field(struct v9p_rbuf *r, struct v9p_fcall *f,
 		n = v9p_get_u16(r);
 		start = r->pos;
 		v9p_get_stat(r, d, (struct v9p_stat *)p);
-		if (!r->err && r->pos - start != n)
+		if (!r->err && r->pos - start != n &&
+		    !(n == 0 && (fl->flags & V9P_F_NZERO)))
 			r->err = -EPROTO;
 		break;
 	}

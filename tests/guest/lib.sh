@@ -23,11 +23,20 @@ check() {
 	fi
 }
 
+# The virtio core: modules on 6.1 (9p2000.ko needs their symbols), built into
+# 6.12. Loaded for every suite, so that what 9p2000.ko needs is always there.
+virtio_core() {
+	modprobe -q virtio_pci 2> /dev/null
+	return 0
+}
+virtio_core
+
 # load_client 9P|9p: make the filesystem type available; 0 on success.
 load_client() {
 	case $1 in
 	9P)
 		grep -qw 9P /proc/filesystems && return 0
+		virtio_core
 		insmod "$V9FS_KO" ;;
 	9p)
 		grep -qw 9p /proc/filesystems || modprobe 9p || return 1
@@ -114,6 +123,38 @@ mount_9p() {
 		V9FS_FD_PID=$(cat "$_f.pid" 2> /dev/null)
 		return $_rc ;;
 	esac
+}
+
+# Virtio 9P devices (QEMU's server): the boot has tags v9share0 and v9share1 on
+# one host folder. Our driver is 9p2000_virtio, the in-tree one 9pnet_virtio;
+# a device is bound to at most one of them, and moves by sysfs unbind/bind.
+VIRTIO_DRV=/sys/bus/virtio/drivers
+
+# virtio_dev TAG: the virtio device (virtioN) whose mount tag is TAG; the tag
+# shows in sysfs while the device is bound to either driver.
+virtio_dev() {
+	for _d in /sys/bus/virtio/devices/*; do
+		[ "$(cat "$_d/mount_tag" 2> /dev/null)" = "$1" ] && { echo "${_d##*/}"; return 0; }
+	done
+	return 1
+}
+
+# virtio_driver_of DEV: name of the driver DEV is bound to, empty if none.
+virtio_driver_of() {
+	_l=$(readlink "/sys/bus/virtio/devices/$1/driver" 2> /dev/null) || return 0
+	basename "$_l"
+}
+
+# virtio_move DEV DRIVER: bind DEV to DRIVER (9p2000_virtio or 9pnet_virtio).
+virtio_move() {
+	_cur=$(virtio_driver_of "$1")
+	[ "$_cur" = "$2" ] && return 0
+	[ -n "$_cur" ] && { echo "$1" > "$VIRTIO_DRV/$_cur/unbind" || return 1; }
+	[ -d "$VIRTIO_DRV/$2" ] || return 1
+	# A driver loaded meanwhile may have taken the free device already.
+	[ "$(virtio_driver_of "$1")" = "$2" ] && return 0
+	echo "$1" > "$VIRTIO_DRV/$2/bind" || return 1
+	[ "$(virtio_driver_of "$1")" = "$2" ]
 }
 
 # umount_9p MNT: unmount, forcing it if a plain umount fails.

@@ -292,6 +292,15 @@ static void rstat(struct mb *s, int nstat_delta, int ssize_delta)
 	m.n += s->n - 2;
 }
 
+static void twstat(const struct mb *s, u16 n)
+{
+	mb_start(&m, V9P_TWSTAT, 1);
+	p32(&m, 7);
+	p16(&m, n);
+	memcpy(m.b + m.n, s->b, s->n);
+	m.n += s->n;
+}
+
 static void check_stat(void)
 {
 	static struct mb s;
@@ -310,6 +319,21 @@ static void check_stat(void)
 		rstat(&s, -2, 0);
 		tap_ok(un(d) == -EPROTO,
 		       "dialect %d: Rstat n without the stat's own size[2] is -EPROTO", d);
+		rstat(&s, -(int)s.n, 0);
+		tap_ok(un(d) == 0 && f.rstat.stat.name.len == 1,
+		       "dialect %d: Rstat with n = 0 (as QEMU sends it) decodes", d);
+		rstat(&s, -(int)s.n, 1);
+		tap_ok(un(d) == -EPROTO,
+		       "dialect %d: Rstat n = 0 with stat size one too big is -EPROTO", d);
+		rstat(&s, -(int)s.n, -1);
+		tap_ok(un(d) == -EPROTO,
+		       "dialect %d: Rstat n = 0 with stat size one too small is -EPROTO", d);
+		twstat(&s, (u16)s.n);
+		tap_ok(un(d) == 0, "dialect %d: well-formed Twstat decodes", d);
+		twstat(&s, 0);
+		tap_ok(un(d) == -EPROTO,
+		       "dialect %d: Twstat with n = 0 stays -EPROTO (only Rstat is lenient)",
+		       d);
 		rstat(&s, 0, 1);
 		tap_ok(un(d) == -EPROTO, "dialect %d: stat size one too big is -EPROTO", d);
 		rstat(&s, 0, -1);

@@ -9,6 +9,9 @@
 #   V9FS_EXTRA=file.cpio.gz          one more archive for the initramfs (make run)
 #   V9FS_INTERACTIVE=1               run/shell mode: the console is this terminal
 #   V9FS_ACCEL=kvm                   use KVM instead of software emulation
+# Every boot has two virtio 9P devices (mount tags v9share0 and v9share1) on one
+# host scratch folder $vm/share, QEMU's own 9P server, seeded with host-seed.txt
+# and removed with the boot's folder when QEMU is done.
 # Test mode prints the guest's TAP, then "kernel SERIES: N passed, N failed";
 # it exits non-zero when a test failed, the guest panicked, hung, or its kernel
 # log shows a bug. Run mode exits with the status of the user's command.
@@ -31,6 +34,17 @@ cat "$top/build/guest/base.cpio.gz" "$top/build/$series/modules.cpio.gz" \
 	${V9FS_EXTRA:+"$V9FS_EXTRA"} > "$initrd"
 : > "$con"
 : > "$res"
+share=$vm/share
+mkdir -p "$share"
+# Written here, read in the guest: coherence from the host side.
+printf 'written on the host %s\n' "$(date +%s)" > "$share/host-seed.txt"
+# What the guest wrote is checked inside the guest; the host copy goes with QEMU.
+trap 'rm -rf "$share"' EXIT
+virtfs=()
+for i in 0 1; do
+	virtfs+=(-fsdev "local,id=v9fsdev$i,path=$share,security_model=mapped-xattr"
+		-device "virtio-9p-pci,fsdev=v9fsdev$i,mount_tag=v9share$i")
+done
 
 # KVM only when asked: /dev/kvm exists on these machines but a guest under it
 # never gets going, so software emulation is the default.
@@ -54,7 +68,7 @@ start=$(date +%s)
 timeout -k 10 --foreground "$limit" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m 2048 -smp 2 \
 	-display none -monitor none -no-reboot \
 	-kernel "$VMLINUZ" -initrd "$initrd" -append "$append" \
-	-serial "$console" -serial "file:$res" \
+	-serial "$console" -serial "file:$res" "${virtfs[@]}" \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 < "$stdin"
 rc=$?
 rm -f "$initrd"
