@@ -290,6 +290,9 @@ int srv_op_wstat(struct srv_req *req);
 int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
 		       uint32_t count, uint8_t *buf, uint32_t *got);
 
+/* open.c */
+void srv_give_gid(int dfd, int fd, gid_t gid);
+
 /* ops_l.c */
 int srv_op_statfs(struct srv_req *req);
 int srv_op_lopen(struct srv_req *req);
