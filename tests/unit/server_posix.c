@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "server_client.h"
 #include "tap.h"
@@ -54,7 +55,7 @@ static struct user u_stranger = { "pstranger", 2003, 2003, 1, { 2003 }, 103 };
 enum opk {
 	OP_CHOWN, OP_CHMOD, OP_TRUNCATE, OP_CREATE, OP_MKDIR, OP_OPEN, OP_WRITE,
 	OP_UNLINK, OP_RMDIR, OP_RENAME, OP_LINK, OP_SYMLINK, OP_UTIMES, OP_MKNOD,
-	OP_READ,
+	OP_READ, OP_STAT,
 };
 
 struct op {
@@ -70,7 +71,8 @@ struct op {
 	bool own_gid;		/* create: send the user's gid even under a set-gid directory */
 };
 
-static struct tc c;
+static struct tc cl, cu;		/* 9P2000.L, 9P2000.u */
+static struct tc *cc;			/* the one in use */
 static char *ref_root, *exp_root;
 static int ncase;
 static uint32_t next_fid = 1000;
@@ -201,6 +203,12 @@ static int run_local(const struct user *u, const struct op *o, const char *dir)
 		case OP_MKNOD:
 			r = mknod(a, o->mode, 0);
 			break;
+		case OP_STAT: {
+			struct stat st;
+
+			r = lstat(a, &st);
+			break;
+		}
 		}
 		_exit(r < 0 ? errno : 0);
 	}
@@ -233,11 +241,22 @@ static uint32_t dotl_flags(int flags)
 	return l;
 }
 
-/* A walk from u's root to rel (a path below the export), into a new fid. */
+/*
+ * A walk from u's root to rel (a path below the export), into a new fid,
+ * one name at a time as the client looks names up: the errno is the one
+ * of the name that failed.
+ */
 static int walk(const struct user *u, const char *rel, uint32_t *fid)
 {
+	char copy[PATH_MAX], *save = NULL, *tok;
+	int err;
+
 	*fid = next_fid++;
-	return tc_walk(&c, u->fid, *fid, rel);
+	err = tc_walk(cc, u->fid, *fid, "");
+	snprintf(copy, sizeof(copy), "%s", rel);
+	for (tok = strtok_r(copy, "/", &save); err == 0 && tok; tok = strtok_r(NULL, "/", &save))
+		err = tc_walk(cc, *fid, *fid, tok);
+	return err;
 }
 
 static void split(const char *rel, char *dir, size_t len, const char **base)
@@ -273,7 +292,7 @@ static int setattr(uint32_t fid, uint32_t valid, const struct op *o)
 	t->tsetattr.size = (uint64_t)o->size;
 	t->tsetattr.atime_sec = 1000000000;
 	t->tsetattr.mtime_sec = 1100000000;
-	return tc_rpc(&c, t);
+	return tc_rpc(cc, t);
 }
 
 /* The same through v9fsd, as the Linux 9P2000.L client would ask it. */
@@ -331,7 +350,7 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			t->tlcreate.flags = dotl_flags(o->flags);
 			t->tlcreate.mode = o->mode & ~o->umask;
 			t->tlcreate.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid);
-			err = tc_rpc(&c, t);
+			err = tc_rpc(cc, t);
 		}
 		break;
 	case OP_MKDIR:
@@ -359,26 +378,35 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			v9p_str_set(&t->tsymlink.symtgt, o->b);
 			t->tsymlink.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid);
 		}
-		err = tc_rpc(&c, t);
+		err = tc_rpc(cc, t);
 		break;
 	case OP_OPEN:
 		err = walk(u, a, &f);
 		if (err == 0)
-			err = tc_open(&c, f, dotl_flags(o->flags));
+			err = tc_open(cc, f, dotl_flags(o->flags));
 		break;
 	case OP_WRITE:
 		err = walk(u, a, &f);
 		if (err == 0)
-			err = tc_open(&c, f, V9P_DOTL_WRONLY);
+			err = tc_open(cc, f, V9P_DOTL_WRONLY);
 		if (err == 0)
-			err = tc_write(&c, f, 0, "x", 1) == 1 ? 0 : -EIO;
+			err = tc_write(cc, f, 0, "x", 1) == 1 ? 0 : -EIO;
 		break;
 	case OP_READ:
 		err = walk(u, a, &f);
 		if (err == 0)
-			err = tc_open(&c, f, V9P_DOTL_RDONLY);
+			err = tc_open(cc, f, V9P_DOTL_RDONLY);
 		if (err == 0)
-			err = tc_read(&c, f, 0, buf, sizeof(buf)) < 0 ? -EIO : 0;
+			err = tc_read(cc, f, 0, buf, sizeof(buf)) < 0 ? -EIO : 0;
+		break;
+	case OP_STAT:
+		err = walk(u, a, &f);
+		if (err == 0) {
+			t = msg(V9P_TGETATTR);
+			t->tgetattr.fid = f;
+			t->tgetattr.request_mask = V9P_GETATTR_BASIC;
+			err = tc_rpc(cc, t);
+		}
 		break;
 	case OP_UNLINK:
 	case OP_RMDIR:
@@ -388,7 +416,7 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			t->tunlinkat.dirfid = d;
 			v9p_str_set(&t->tunlinkat.name, abase);
 			t->tunlinkat.flags = o->k == OP_RMDIR ? V9P_DOTL_AT_REMOVEDIR : 0;
-			err = tc_rpc(&c, t);
+			err = tc_rpc(cc, t);
 		}
 		break;
 	case OP_RENAME:
@@ -401,7 +429,7 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			v9p_str_set(&t->trenameat.oldname, abase);
 			t->trenameat.newdirfid = d2;
 			v9p_str_set(&t->trenameat.newname, bbase);
-			err = tc_rpc(&c, t);
+			err = tc_rpc(cc, t);
 		}
 		break;
 	case OP_LINK:
@@ -413,23 +441,217 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			t->tlink.dfid = d;
 			t->tlink.fid = f;
 			v9p_str_set(&t->tlink.name, bbase);
-			err = tc_rpc(&c, t);
+			err = tc_rpc(cc, t);
 		}
 		break;
 	default:
 		err = -ENOSYS;
 	}
 	if (f)
-		tc_clunk(&c, f);
+		tc_clunk(cc, f);
 	if (d)
-		tc_clunk(&c, d);
+		tc_clunk(cc, d);
 	if (d2)
-		tc_clunk(&c, d2);
+		tc_clunk(cc, d2);
+	return -err;
+}
+
+/* A Twstat that changes nothing but what the caller fills in. */
+static struct v9p_fcall *wstat(uint32_t fid)
+{
+	struct v9p_fcall *t = msg(V9P_TWSTAT);
+	struct v9p_stat *s = &t->twstat.stat;
+
+	t->twstat.fid = fid;
+	memset(s, 0xff, sizeof(*s));
+	v9p_str_set(&s->name, "");
+	v9p_str_set(&s->uid, "");
+	v9p_str_set(&s->gid, "");
+	v9p_str_set(&s->muid, "");
+	v9p_str_set(&s->extension, "");
+	return t;
+}
+
+static uint32_t perm_u(mode_t mode)
+{
+	uint32_t p = mode & 0777;
+
+	if (mode & S_ISUID)
+		p |= V9P_DMSETUID;
+	if (mode & S_ISGID)
+		p |= V9P_DMSETGID;
+	if (mode & S_ISVTX)
+		p |= V9P_DMSETVTX;
+	if (S_ISDIR(mode))
+		p |= V9P_DMDIR;
+	if (S_ISFIFO(mode))
+		p |= V9P_DMNAMEDPIPE;
+	return p;
+}
+
+static uint8_t omode_u(int flags)
+{
+	uint8_t m = (uint8_t)(flags & O_ACCMODE);
+
+	if (flags & O_TRUNC)
+		m |= V9P_OTRUNC;
+	return m;
+}
+
+/*
+ * What 9P2000.u can say of an operation: no "now" for a time (the client
+ * sends its clock's seconds), a rename only within one directory, no gid
+ * for a new file, and what the client checks itself (O_CREAT on an
+ * existing name, the type of what unlink or rmdir removes) is not asked.
+ */
+static bool expressible_u(const struct op *o, const char *dir)
+{
+	struct stat st;
+	const char *sa, *sb;
+
+	switch (o->k) {
+	case OP_CREATE:
+		return lstat(tc_path(dir, o->a), &st) < 0 && !o->own_gid;
+	case OP_UNLINK:
+		return lstat(tc_path(dir, o->a), &st) == 0 && !S_ISDIR(st.st_mode);
+	case OP_RMDIR:
+		return lstat(tc_path(dir, o->a), &st) == 0 && S_ISDIR(st.st_mode);
+	case OP_RENAME:
+		sa = strrchr(o->a, '/');
+		sb = strrchr(o->b, '/');
+		/* over an existing name the client removes it first */
+		return sa - o->a == sb - o->b && !strncmp(o->a, o->b, (size_t)(sa - o->a)) &&
+		       lstat(tc_path(dir, o->b), &st) < 0;
+	case OP_MKDIR:
+		return !o->own_gid;
+	case OP_OPEN:
+		return !(o->flags & O_DIRECTORY);
+	default:
+		return true;
+	}
+}
+
+/* The same through v9fsd, as the Linux 9P2000.u client asks it. */
+static int run_remote_u(const struct user *u, const struct op *o, const char *rel)
+{
+	char a[PATH_MAX], b[PATH_MAX], adir[PATH_MAX], bdir[PATH_MAX], ext[32];
+	const char *abase, *bbase;
+	uint32_t f = 0, d = 0, now = (uint32_t)time(NULL);
+	struct v9p_fcall *t;
+	char buf[16];
+	int err;
+
+	if (snprintf(a, sizeof(a), "%s/%s", rel, o->a) >= (int)sizeof(a) ||
+	    snprintf(b, sizeof(b), "%s/%s", rel, o->b ? o->b : "") >= (int)sizeof(b))
+		return -1;
+	split(a, adir, sizeof(adir), &abase);
+	split(b, bdir, sizeof(bdir), &bbase);
+
+	switch (o->k) {
+	case OP_CHOWN:
+	case OP_CHMOD:
+	case OP_TRUNCATE:
+	case OP_UTIMES:
+	case OP_RENAME:
+		err = walk(u, a, &f);
+		if (err)
+			break;
+		t = wstat(f);
+		if (o->k == OP_CHOWN) {
+			t->twstat.stat.n_uid = o->uid;
+			t->twstat.stat.n_gid = o->gid;
+		} else if (o->k == OP_CHMOD) {
+			struct stat st;
+
+			lstat(tc_path(exp_root, a), &st);
+			t->twstat.stat.mode = perm_u((st.st_mode & S_IFMT) | o->mode);
+		} else if (o->k == OP_TRUNCATE) {
+			t->twstat.stat.length = (uint64_t)o->size;
+			t->twstat.stat.mtime = now;
+		} else if (o->k == OP_UTIMES) {
+			t->twstat.stat.atime = o->explicit_times ? 1000000000 : now;
+			t->twstat.stat.mtime = o->explicit_times ? 1100000000 : now;
+		} else {
+			v9p_str_set(&t->twstat.stat.name, bbase);
+		}
+		err = tc_rpc(cc, t);
+		break;
+	case OP_CREATE:
+	case OP_MKDIR:
+	case OP_MKNOD:
+	case OP_SYMLINK:
+	case OP_LINK:
+		if (o->k == OP_LINK) {
+			err = walk(u, a, &f);
+			if (err)
+				break;
+			err = walk(u, bdir, &d);
+			abase = bbase;
+		} else {
+			err = walk(u, adir, &d);
+		}
+		if (err)
+			break;
+		t = msg(V9P_TCREATE);
+		t->tcreate.fid = d;
+		v9p_str_set(&t->tcreate.name, abase);
+		v9p_str_set(&t->tcreate.extension, "");
+		t->tcreate.perm = perm_u((o->k == OP_MKDIR ? S_IFDIR : 0) | (o->mode & ~o->umask));
+		t->tcreate.mode = o->k == OP_CREATE ? omode_u(o->flags) : V9P_OREAD;
+		if (o->k == OP_SYMLINK) {
+			t->tcreate.perm = V9P_DMSYMLINK | 0777;
+			v9p_str_set(&t->tcreate.extension, o->b);
+		} else if (o->k == OP_LINK) {
+			t->tcreate.perm = V9P_DMLINK;
+			snprintf(ext, sizeof(ext), "%u\n", f);
+			v9p_str_set(&t->tcreate.extension, ext);
+		}
+		err = tc_rpc(cc, t);
+		break;
+	case OP_OPEN:
+	case OP_WRITE:
+	case OP_READ:
+		err = walk(u, a, &f);
+		if (err == 0)
+			err = tc_open(cc, f, o->k == OP_OPEN ? omode_u(o->flags) :
+				      o->k == OP_WRITE ? V9P_OWRITE : V9P_OREAD);
+		if (err == 0 && o->k == OP_WRITE)
+			err = tc_write(cc, f, 0, "x", 1) == 1 ? 0 : -EIO;
+		if (err == 0 && o->k == OP_READ)
+			err = tc_read(cc, f, 0, buf, sizeof(buf)) < 0 ? -EIO : 0;
+		break;
+	case OP_STAT:
+		err = walk(u, a, &f);
+		if (err == 0) {
+			t = msg(V9P_TSTAT);
+			t->tstat.fid = f;
+			err = tc_rpc(cc, t);
+		}
+		break;
+	case OP_UNLINK:
+	case OP_RMDIR:
+		err = walk(u, a, &f);
+		if (err == 0) {
+			t = msg(V9P_TREMOVE);
+			t->tremove.fid = f;
+			err = tc_rpc(cc, t);
+			f = 0;	/* Tremove clunks it, even when it fails */
+		}
+		break;
+	default:
+		err = -ENOSYS;
+	}
+	if (f)
+		tc_clunk(cc, f);
+	if (d)
+		tc_clunk(cc, d);
 	return -err;
 }
 
 /* Run o as u in tree root (remote: through v9fsd) and describe the result. */
-static void run(const char *root, bool remote, setup_fn setup, const struct user *u,
+enum how { LOCAL, DOTL, DOTU };
+
+static void run(const char *root, enum how remote, setup_fn setup, const struct user *u,
 		const struct op *o, struct outcome *out)
 {
 	char dir[1024], rel[64], a[PATH_MAX], b[PATH_MAX], pa[PATH_MAX];
@@ -451,7 +673,13 @@ static void run(const char *root, bool remote, setup_fn setup, const struct user
 	stat(pa, &db);
 	usleep(15000);	/* past the coarse clock's tick: a moved time shows */
 	memset(out, 0, sizeof(*out));
-	out->err = remote ? run_remote(u, o, rel) : run_local(u, o, dir);
+	if (remote == DOTU && !expressible_u(o, dir)) {
+		out->err = -2;
+		return;
+	}
+	cc = remote == DOTU ? &cu : &cl;
+	out->err = remote == DOTU ? run_remote_u(u, o, rel) :
+		   remote == DOTL ? run_remote(u, o, rel) : run_local(u, o, dir);
 	/* the object afterwards: a renamed file under its new name */
 	if (o->k == OP_RENAME && out->err == 0)
 		out->exists = lstat(b, &oa) == 0;
@@ -481,21 +709,41 @@ static const char *tbits(unsigned int t, char *buf)
 	return k ? buf : "-";
 }
 
-/* One case: the same result locally and through v9fsd. */
+static bool same(const struct outcome *l, const struct outcome *r)
+{
+	return l->err == r->err && l->exists == r->exists && l->mode == r->mode &&
+	       l->uid == r->uid && l->gid == r->gid && l->size == r->size && l->times == r->times;
+}
+
+static void report(const char *dialect, const struct outcome *l, const struct outcome *r)
+{
+	char t1[8], t2[8];
+
+	tap_diag("local: %s mode %o %u:%u size %lld times %s; %s: %s mode %o %u:%u size %lld times %s",
+		 strerror(l->err), l->mode, l->uid, l->gid, (long long)l->size, tbits(l->times, t1),
+		 dialect, strerror(r->err), r->mode, r->uid, r->gid, (long long)r->size,
+		 tbits(r->times, t2));
+}
+
+/* One case: the same result locally and through v9fsd, in .L and in .u. */
 static void check(const char *what, setup_fn setup, const struct user *u, const struct op *o)
 {
 	struct outcome l, r;
-	char t1[8], t2[8];
 
 	ncase++;
-	run(ref_root, false, setup, u, o, &l);
-	run(exp_root, true, setup, u, o, &r);
-	if (!tap_ok(l.err == r.err && l.exists == r.exists && l.mode == r.mode && l.uid == r.uid &&
-		    l.gid == r.gid && l.size == r.size && l.times == r.times,
-		    "%s as %s: %s", what, u->name, l.err ? strerror(l.err) : "ok"))
-		tap_diag("local: %s mode %o %u:%u size %lld times %s; v9fsd: %s mode %o %u:%u size %lld times %s",
-			 strerror(l.err), l.mode, l.uid, l.gid, (long long)l.size, tbits(l.times, t1),
-			 strerror(r.err), r.mode, r.uid, r.gid, (long long)r.size, tbits(r.times, t2));
+	run(ref_root, LOCAL, setup, u, o, &l);
+	run(exp_root, DOTL, setup, u, o, &r);
+	if (!tap_ok(same(&l, &r), "%s as %s: %s (9P2000.L)", what, u->name,
+		    l.err ? strerror(l.err) : "ok"))
+		report("9P2000.L", &l, &r);
+	ncase++;
+	run(ref_root, LOCAL, setup, u, o, &l);
+	run(exp_root, DOTU, setup, u, o, &r);
+	if (r.err == -2)
+		return;
+	if (!tap_ok(same(&l, &r), "%s as %s: %s (9P2000.u)", what, u->name,
+		    l.err ? strerror(l.err) : "ok"))
+		report("9P2000.u", &l, &r);
 }
 
 /* Trees. Upper case in a time list is the directory. */
@@ -557,6 +805,29 @@ static void t_link(const char *d)		/* d: 0777, d/f owner's, d/l -> f */
 	mk(d, "d/f", 0644, 2001, 2001);
 	if (symlink("f", tc_path(d, "d/l")) < 0)
 		tap_diag("symlink failed");
+}
+
+static void t_group(const char *d)		/* f: owner:shared 0640; x: 0700 dir */
+{
+	mk(d, "f", 0640, 2001, G_SHARED);
+	fill(d, "f", "data");
+	mk(d, "x", S_IFDIR | 0700, 2001, 2001);
+	mk(d, "x/f", 0644, 2001, 2001);
+}
+
+/* d/m: another filesystem (a tmpfs) mounted inside the tree */
+static char mounts[64][PATH_MAX];
+static int nmounts;
+
+static void t_mount(const char *d)
+{
+	mk(d, "d", S_IFDIR | 0777, 2001, 2001);
+	mk(d, "d/f", 0666, 2001, 2001);
+	mk(d, "d/m", S_IFDIR | 0777, 0, 0);
+	if (nmounts < 64 && mount("tmpfs", tc_path(d, "d/m"), "tmpfs", 0, "mode=0777") == 0)
+		snprintf(mounts[nmounts++], PATH_MAX, "%s", tc_path(d, "d/m"));
+	else
+		tap_diag("tmpfs mount failed: %s", strerror(errno));
 }
 
 #define OP(...) (&(struct op){ __VA_ARGS__ })
@@ -688,6 +959,30 @@ static void name_cases(void)
 	}
 }
 
+static void path_cases(void)
+{
+	struct user *all[] = { &u_root, &u_owner, &u_member, &u_stranger };
+
+	for (int i = 0; i < 4; i++) {
+		struct user *u = all[i];
+
+		check("read a group-readable file", t_group, u, OP(.k = OP_READ, .a = "f"));
+		check("stat through a file", t_dirs, u, OP(.k = OP_STAT, .a = "d/f/x"));
+		check("create beneath a file", t_dirs, u,
+		      OP(.k = OP_CREATE, .a = "d/f/x", .mode = 0644, .flags = O_CREAT | O_WRONLY));
+		check("stat in a directory without search permission", t_group, u,
+		      OP(.k = OP_STAT, .a = "x/f"));
+		check("stat a missing name", t_group, u, OP(.k = OP_STAT, .a = "nothere"));
+		check("rename onto another filesystem", t_mount, u,
+		      OP(.k = OP_RENAME, .a = "d/f", .b = "d/m/f"));
+		check("link onto another filesystem", t_mount, u,
+		      OP(.k = OP_LINK, .a = "d/f", .b = "d/m/f"));
+		check("create on another filesystem", t_mount, u,
+		      OP(.k = OP_CREATE, .a = "d/m/n", .mode = 0666, .umask = 022,
+			 .flags = O_CREAT | O_WRONLY));
+	}
+}
+
 static void open_cases(void)
 {
 	struct user *all[] = { &u_root, &u_owner, &u_member, &u_stranger };
@@ -763,13 +1058,18 @@ int main(void)
 	exp_root = strdup(tc_path(dir, "exp"));
 	mkdir(ref_root, 0755);
 	mkdir(exp_root, 0755);
-	if (tc_setup(&c, exp_root, "9P2000.L", NULL) < 0) {
+	if (tc_setup(&cl, exp_root, "9P2000.L", NULL) < 0 ||
+	    tc_setup(&cu, exp_root, "9P2000.u", NULL) < 0) {
 		tap_ok(0, "v9fsd starts and attaches");
 		return tap_done();
 	}
 	for (int i = 0; i < 4; i++) {
-		err = tc_attach(&c, all[i]->fid, all[i]->name, all[i]->uid);
-		tap_ok(err == 0, "attach as %s (uid %u) (%d)", all[i]->name, all[i]->uid, err);
+		err = tc_attach(&cl, all[i]->fid, all[i]->name, all[i]->uid);
+		tap_ok(err == 0, "attach as %s (uid %u) over 9P2000.L (%d)", all[i]->name,
+		       all[i]->uid, err);
+		err = tc_attach(&cu, all[i]->fid, all[i]->name, all[i]->uid);
+		tap_ok(err == 0, "attach as %s (uid %u) over 9P2000.u (%d)", all[i]->name,
+		       all[i]->uid, err);
 	}
 
 	chown_cases();
@@ -777,8 +1077,12 @@ int main(void)
 	create_cases();
 	name_cases();
 	open_cases();
+	path_cases();
 
-	tc_stop(&c);
+	tc_stop(&cl);
+	tc_stop(&cu);
+	for (int i = 0; i < nmounts; i++)
+		umount2(mounts[i], MNT_DETACH);
 	tc_rmtree(dir);
 	return tap_done();
 }
