@@ -57,11 +57,12 @@ int srv_fid_open(struct srv_fid *f, int flags, bool rclose, struct v9p_qid *qid)
 		close(fd);
 		goto out;
 	}
-	f->ofd = fd;
 	f->oflags = flags;
 	f->rclose = rclose;
 	f->dir_off = 0;
 	f->dir_cookie = 0;
+	/* last: Tread and Twrite look at ofd without the lock, then at oflags */
+	__atomic_store_n(&f->ofd, fd, __ATOMIC_RELEASE);
 	srv_qid_from_stat(&st, qid);
 	err = 0;
 out:

@@ -43,7 +43,10 @@ int srv_get_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
 
 int srv_fid_stat(struct srv_fid *f, struct stat *st)
 {
-	int fd = f->ofd >= 0 ? f->ofd : f->pfd;
+	int fd = __atomic_load_n(&f->ofd, __ATOMIC_ACQUIRE);
+
+	if (fd < 0)
+		fd = f->pfd;
 
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
@@ -363,6 +366,16 @@ out:
 	return err;
 }
 
+/*
+ * A fid's descriptor for I/O, or -1: a Tlopen may be filling it in right
+ * now (srv_fid_open() stores ofd last, with release), and once set it stays
+ * until the fid is freed.
+ */
+static int io_fd(const struct srv_fid *f)
+{
+	return __atomic_load_n(&f->ofd, __ATOMIC_ACQUIRE);
+}
+
 static bool may_read(const struct srv_fid *f)
 {
 	return (f->oflags & O_ACCMODE) != O_WRONLY;
@@ -394,7 +407,7 @@ int srv_op_read(struct srv_req *req)
 	uint32_t max = req->bufsize - V9P_RREAD_HDRSZ, count = t->count;
 	struct srv_fid *f;
 	ssize_t n;
-	int err;
+	int err, fd;
 
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
@@ -407,7 +420,8 @@ int srv_op_read(struct srv_req *req)
 			err = reply_read(req, (uint32_t)err);
 		goto out;
 	}
-	if (f->ofd < 0 || !may_read(f)) {
+	fd = io_fd(f);
+	if (fd < 0 || !may_read(f)) {
 		err = -EBADF;
 		goto out;
 	}
@@ -429,9 +443,9 @@ int srv_op_read(struct srv_req *req)
 		goto out;
 	}
 	if (S_ISREG(f->ftype))
-		n = pread(f->ofd, req->tx + V9P_RREAD_HDRSZ, count, (off_t)t->offset);
+		n = pread(fd, req->tx + V9P_RREAD_HDRSZ, count, (off_t)t->offset);
 	else
-		n = read(f->ofd, req->tx + V9P_RREAD_HDRSZ, count);
+		n = read(fd, req->tx + V9P_RREAD_HDRSZ, count);
 	if (n < 0) {
 		err = -errno;
 		goto out;
@@ -447,7 +461,7 @@ int srv_op_write(struct srv_req *req)
 	struct v9p_twrite *t = &req->in.twrite;
 	struct srv_fid *f;
 	ssize_t n;
-	int err;
+	int err, fd;
 
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
@@ -459,7 +473,8 @@ int srv_op_write(struct srv_req *req)
 		n = t->count;
 		goto reply;
 	}
-	if (f->ofd < 0 || !may_write(f)) {
+	fd = io_fd(f);
+	if (fd < 0 || !may_write(f)) {
 		err = -EBADF;
 		goto out;
 	}
@@ -468,9 +483,9 @@ int srv_op_write(struct srv_req *req)
 		goto out;
 	}
 	if (S_ISREG(f->ftype) && !(f->oflags & O_APPEND))
-		n = pwrite(f->ofd, t->data, t->count, (off_t)t->offset);
+		n = pwrite(fd, t->data, t->count, (off_t)t->offset);
 	else
-		n = write(f->ofd, t->data, t->count);
+		n = write(fd, t->data, t->count);
 	if (n < 0) {
 		err = -errno;
 		goto out;
