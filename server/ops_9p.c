@@ -171,12 +171,26 @@ int srv_op_open(struct srv_req *req)
 }
 
 /* .u special files: symlink, hard link, device, fifo, socket. */
+/* The permission bits of a .u perm, set-id and sticky bits included. */
+static mode_t perm_to_mode(uint32_t perm)
+{
+	mode_t mode = perm & 0777;
+
+	if (perm & V9P_DMSETUID)
+		mode |= S_ISUID;
+	if (perm & V9P_DMSETGID)
+		mode |= S_ISGID;
+	if (perm & V9P_DMSETVTX)
+		mode |= S_ISVTX;
+	return mode;
+}
+
 static int create_special(struct srv_req *req, struct srv_fid *df, const char *name,
 			  uint32_t perm, const struct v9p_str *ext)
 {
 	char buf[PATH_MAX + 1];
 	struct srv_fid *target = NULL;
-	mode_t mode = perm & 0777;
+	mode_t mode = perm_to_mode(perm);
 	int err = 0;
 
 	if (ext->len > PATH_MAX)
@@ -259,13 +273,7 @@ int srv_op_create(struct srv_req *req)
 		}
 		goto out;
 	}
-	mode = t->perm & 0777;
-	if (t->perm & V9P_DMSETUID)
-		mode |= S_ISUID;
-	if (t->perm & V9P_DMSETGID)
-		mode |= S_ISGID;
-	if (t->perm & V9P_DMSETVTX)
-		mode |= S_ISVTX;
+	mode = perm_to_mode(t->perm);
 	if (t->perm & V9P_DMDIR) {
 		/* a directory can only be created for reading */
 		if ((t->mode & 3) != V9P_OREAD && (t->mode & 3) != V9P_OEXEC) {
@@ -440,19 +448,11 @@ int srv_op_wstat(struct srv_req *req)
 			goto out;
 	}
 	if (s->mode != ~(uint32_t)0) {
-		mode_t mode = s->mode & 0777;
-
 		if (!!(s->mode & V9P_DMDIR) != !!S_ISDIR(f->ftype)) {
 			err = -EINVAL;
 			goto out;
 		}
-		if (s->mode & V9P_DMSETUID)
-			mode |= S_ISUID;
-		if (s->mode & V9P_DMSETGID)
-			mode |= S_ISGID;
-		if (s->mode & V9P_DMSETVTX)
-			mode |= S_ISVTX;
-		err = srv_set_mode(f, mode);
+		err = srv_set_mode(f, perm_to_mode(s->mode));
 		if (err < 0)
 			goto out;
 	}

@@ -69,6 +69,7 @@ struct op {
 	off_t size;
 	bool explicit_times;	/* utimes: set a time, else "now" */
 	bool own_gid;		/* create: send the user's gid even under a set-gid directory */
+	gid_t fsgid;		/* not 0: the caller's gid (one of its groups) */
 };
 
 static struct tc cl, cu;		/* 9P2000.L, 9P2000.u */
@@ -127,10 +128,10 @@ static unsigned int moved(const struct stat *b, const struct stat *a, int shift)
 	return r << shift;
 }
 
-static void become(const struct user *u, mode_t mask)
+static void become(const struct user *u, gid_t gid, mode_t mask)
 {
 	if (syscall(SYS_setgroups, (size_t)u->ngroups, u->groups) < 0 ||
-	    setresgid(u->gid, u->gid, u->gid) < 0 || setresuid(u->uid, u->uid, u->uid) < 0)
+	    setresgid(gid, gid, gid) < 0 || setresuid(u->uid, u->uid, u->uid) < 0)
 		_exit(200);
 	umask(mask);
 }
@@ -151,7 +152,7 @@ static int run_local(const struct user *u, const struct op *o, const char *dir)
 		char buf[16];
 		int r = 0, fd;
 
-		become(u, o->umask);
+		become(u, o->fsgid ? o->fsgid : u->gid, o->umask);
 		switch (o->k) {
 		case OP_CHOWN:
 			r = lchown(a, o->uid, o->gid);
@@ -271,9 +272,12 @@ static void split(const char *rel, char *dir, size_t len, const char **base)
  * The gid the Linux client sends for a new entry in host directory dir
  * (own: what a client that does not look at the directory sends).
  */
-static uint32_t create_gid(const struct user *u, const char *hostdir, bool own)
+static uint32_t create_gid(const struct user *u, const char *hostdir, bool own, gid_t fsgid)
 {
 	struct stat st;
+
+	if (fsgid)
+		return fsgid;
 
 	if (!own && stat(hostdir, &st) == 0 && (st.st_mode & S_ISGID))
 		return st.st_gid;
@@ -349,7 +353,7 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			v9p_str_set(&t->tlcreate.name, abase);
 			t->tlcreate.flags = dotl_flags(o->flags);
 			t->tlcreate.mode = o->mode & ~o->umask;
-			t->tlcreate.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid);
+			t->tlcreate.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid, o->fsgid);
 			err = tc_rpc(cc, t);
 		}
 		break;
@@ -364,19 +368,19 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			t->tmkdir.dfid = d;
 			v9p_str_set(&t->tmkdir.name, abase);
 			t->tmkdir.mode = o->mode & ~o->umask;
-			t->tmkdir.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid);
+			t->tmkdir.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid, o->fsgid);
 		} else if (o->k == OP_MKNOD) {
 			t = msg(V9P_TMKNOD);
 			t->tmknod.dfid = d;
 			v9p_str_set(&t->tmknod.name, abase);
 			t->tmknod.mode = o->mode & ~o->umask;
-			t->tmknod.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid);
+			t->tmknod.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid, o->fsgid);
 		} else {
 			t = msg(V9P_TSYMLINK);
 			t->tsymlink.fid = d;
 			v9p_str_set(&t->tsymlink.name, abase);
 			v9p_str_set(&t->tsymlink.symtgt, o->b);
-			t->tsymlink.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid);
+			t->tsymlink.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid, o->fsgid);
 		}
 		err = tc_rpc(cc, t);
 		break;
@@ -511,7 +515,7 @@ static bool expressible_u(const struct op *o, const char *dir)
 
 	switch (o->k) {
 	case OP_CREATE:
-		return lstat(tc_path(dir, o->a), &st) < 0 && !o->own_gid;
+		return lstat(tc_path(dir, o->a), &st) < 0 && !o->own_gid && !o->fsgid;
 	case OP_UNLINK:
 		return lstat(tc_path(dir, o->a), &st) == 0 && !S_ISDIR(st.st_mode);
 	case OP_RMDIR:
@@ -523,7 +527,9 @@ static bool expressible_u(const struct op *o, const char *dir)
 		return sa - o->a == sb - o->b && !strncmp(o->a, o->b, (size_t)(sa - o->a)) &&
 		       lstat(tc_path(dir, o->b), &st) < 0;
 	case OP_MKDIR:
-		return !o->own_gid;
+	case OP_MKNOD:
+	case OP_SYMLINK:
+		return !o->own_gid && !o->fsgid;
 	case OP_OPEN:
 		return !(o->flags & O_DIRECTORY);
 	default:
@@ -908,6 +914,19 @@ static void create_cases(void)
 			 .own_gid = true));
 		check("mkdir in a setgid directory, the client sending its own gid", t_sgid, u,
 		      OP(.k = OP_MKDIR, .a = "g/n", .mode = 0755, .own_gid = true));
+		/* a gid the server does not list for the user: see v9fsd(8), LIMITS */
+		if (u == &u_stranger)
+			goto no_fsgid;
+		check("create as a supplementary group", t_open, u,
+		      OP(.k = OP_CREATE, .a = "s/n", .mode = 06755, .flags = O_CREAT | O_WRONLY,
+			 .fsgid = G_SHARED));
+		check("mkdir as a supplementary group", t_open, u,
+		      OP(.k = OP_MKDIR, .a = "s/n", .mode = 02755, .fsgid = G_SHARED));
+		check("mkfifo as a supplementary group", t_open, u,
+		      OP(.k = OP_MKNOD, .a = "s/n", .mode = S_IFIFO | 02644, .fsgid = G_SHARED));
+no_fsgid:
+		check("mkfifo with set-id and sticky bits", t_open, u,
+		      OP(.k = OP_MKNOD, .a = "s/n", .mode = S_IFIFO | 07644));
 		check("mkfifo in a setgid directory", t_sgid, u,
 		      OP(.k = OP_MKNOD, .a = "g/n", .mode = S_IFIFO | 0644));
 		check("symlink in a setgid directory", t_sgid, u, OP(.k = OP_SYMLINK, .a = "g/n", .b = "target"));
