@@ -424,6 +424,11 @@ int srv_op_wstat(struct srv_req *req)
 	else if (s->gid.len && (err = lookup_gid_name(&s->gid, &gid)) < 0)
 		goto out;
 
+	if (s->mode != ~(uint32_t)0 && !!(s->mode & V9P_DMDIR) != !!S_ISDIR(f->ftype)) {
+		err = -EINVAL;
+		goto out;
+	}
+
 	if (wstat_is_null(s, uid, gid)) {
 		/*
 		 * Nothing to change: 9P's "make it stable" request (the Linux
@@ -436,23 +441,24 @@ int srv_op_wstat(struct srv_req *req)
 			fsync(f->ofd);
 		goto done;
 	}
-	/* owner before mode: a chown clears the set-id bits a mode may set */
+	/*
+	 * owner before mode (a chown clears the set-id bits a mode may set),
+	 * mode before length (a client clears set-id bits before truncating)
+	 */
 	if (uid != (uid_t)-1 || gid != (gid_t)-1) {
 		err = srv_set_owner(f, uid, gid);
 		if (err < 0)
 			goto out;
 	}
-	if (s->length != ~(uint64_t)0) {
-		err = srv_set_size(f, s->length);
+	if (s->mode != ~(uint32_t)0) {
+		err = srv_set_mode(f, perm_to_mode(s->mode));
+		if (err == -EPERM)
+			err = srv_drop_setid(f, perm_to_mode(s->mode));
 		if (err < 0)
 			goto out;
 	}
-	if (s->mode != ~(uint32_t)0) {
-		if (!!(s->mode & V9P_DMDIR) != !!S_ISDIR(f->ftype)) {
-			err = -EINVAL;
-			goto out;
-		}
-		err = srv_set_mode(f, perm_to_mode(s->mode));
+	if (s->length != ~(uint64_t)0) {
+		err = srv_set_size(f, s->length);
 		if (err < 0)
 			goto out;
 	}

@@ -448,6 +448,8 @@ int srv_op_setattr(struct srv_req *req)
 	}
 	if (t->valid & V9P_SETATTR_MODE) {
 		err = srv_set_mode(f, t->mode);
+		if (err == -EPERM)
+			err = srv_drop_setid(f, t->mode);
 		if (err < 0)
 			goto out;
 	}

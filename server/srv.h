@@ -262,6 +262,7 @@ struct srv_user *srv_user_squash(struct srv_user *u, int *err);
 void srv_user_get(struct srv_user *u);
 void srv_user_put(struct srv_user *u);
 int srv_user_become(const struct srv_user *u);
+int srv_user_become_root(void);
 int srv_user_name(uid_t uid, char *buf, size_t len);
 int srv_group_name(gid_t gid, char *buf, size_t len);
 int srv_user_parse_map(const char *spec);
@@ -281,6 +282,7 @@ int srv_op_remove(struct srv_req *req);
 uint32_t srv_iounit(struct srv_conn *c);
 int srv_do_remove(struct srv_fid *f);
 int srv_fid_stat(struct srv_fid *f, struct stat *st);
+int srv_drop_setid(struct srv_fid *f, mode_t mode);
 
 /* ops_9p.c */
 int srv_op_open(struct srv_req *req);

@@ -251,6 +251,20 @@ int srv_user_become(const struct srv_user *u)
 	return 0;
 }
 
+/*
+ * Make the calling thread act as root, with the process's capabilities,
+ * for one step the kernel takes on a user's behalf (srv_drop_setid()); the
+ * next srv_user_become() switches back. Only a server that runs as root.
+ */
+int srv_user_become_root(void)
+{
+	static const struct srv_user root = { .serial = 0 };	/* no user has serial 0 */
+
+	if (!srv_cfg.as_root)
+		return -EPERM;
+	return srv_user_become(&root);
+}
+
 /* A small cache: 9P2000 stat carries names, one lookup per directory entry. */
 #define NAME_CACHE 64
 struct name_ent {

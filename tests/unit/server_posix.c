@@ -299,6 +299,27 @@ static int setattr(uint32_t fid, uint32_t valid, const struct op *o)
 	return tc_rpc(cc, t);
 }
 
+/*
+ * Before a write or a truncation by a user without CAP_FSETID, Linux's
+ * kernel clears the file's set-uid bit and its set-gid bit if group-exec
+ * (file_remove_privs()); a 9P client does it with a mode change through
+ * the server. The mode to send, or 0 for none.
+ */
+static mode_t killed_mode(const struct user *u, const char *rel)
+{
+	struct stat st;
+	mode_t m;
+
+	if (u->uid == 0 || lstat(tc_path(exp_root, rel), &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	m = st.st_mode & 07777;
+	if (m & S_ISUID)
+		m &= ~S_ISUID;
+	if ((m & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		m &= ~S_ISGID;
+	return m == (st.st_mode & 07777) ? 0 : (st.st_mode & S_IFMT) | m;
+}
+
 /* The same through v9fsd, as the Linux 9P2000.L client would ask it. */
 static int run_remote(const struct user *u, const struct op *o, const char *rel)
 {
@@ -333,11 +354,16 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 		if (err == 0)
 			err = setattr(f, V9P_SETATTR_MODE | V9P_SETATTR_CTIME, o);
 		break;
-	case OP_TRUNCATE:
+	case OP_TRUNCATE: {
+		struct op k = *o;
+
+		k.mode = killed_mode(u, a);
 		err = walk(u, a, &f);
 		if (err == 0)
-			err = setattr(f, V9P_SETATTR_SIZE | V9P_SETATTR_MTIME | V9P_SETATTR_CTIME, o);
+			err = setattr(f, V9P_SETATTR_SIZE | V9P_SETATTR_MTIME | V9P_SETATTR_CTIME |
+				      (k.mode ? V9P_SETATTR_MODE : 0), &k);
 		break;
+	}
 	case OP_UTIMES:
 		err = walk(u, a, &f);
 		if (err == 0)
@@ -389,13 +415,19 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 		if (err == 0)
 			err = tc_open(cc, f, dotl_flags(o->flags));
 		break;
-	case OP_WRITE:
+	case OP_WRITE: {
+		struct op k = *o;
+
+		k.mode = killed_mode(u, a);
 		err = walk(u, a, &f);
 		if (err == 0)
 			err = tc_open(cc, f, V9P_DOTL_WRONLY);
+		if (err == 0 && k.mode)
+			err = setattr(f, V9P_SETATTR_MODE | V9P_SETATTR_CTIME, &k);
 		if (err == 0)
 			err = tc_write(cc, f, 0, "x", 1) == 1 ? 0 : -EIO;
 		break;
+	}
 	case OP_READ:
 		err = walk(u, a, &f);
 		if (err == 0)
@@ -572,8 +604,12 @@ static int run_remote_u(const struct user *u, const struct op *o, const char *re
 			lstat(tc_path(exp_root, a), &st);
 			t->twstat.stat.mode = perm_u((st.st_mode & S_IFMT) | o->mode);
 		} else if (o->k == OP_TRUNCATE) {
+			mode_t k = killed_mode(u, a);
+
 			t->twstat.stat.length = (uint64_t)o->size;
 			t->twstat.stat.mtime = now;
+			if (k)
+				t->twstat.stat.mode = perm_u(k);
 		} else if (o->k == OP_UTIMES) {
 			t->twstat.stat.atime = o->explicit_times ? 1000000000 : now;
 			t->twstat.stat.mtime = o->explicit_times ? 1100000000 : now;
@@ -621,6 +657,11 @@ static int run_remote_u(const struct user *u, const struct op *o, const char *re
 		if (err == 0)
 			err = tc_open(cc, f, o->k == OP_OPEN ? omode_u(o->flags) :
 				      o->k == OP_WRITE ? V9P_OWRITE : V9P_OREAD);
+		if (err == 0 && o->k == OP_WRITE && killed_mode(u, a)) {
+			t = wstat(f);
+			t->twstat.stat.mode = perm_u(killed_mode(u, a));
+			err = tc_rpc(cc, t);
+		}
 		if (err == 0 && o->k == OP_WRITE)
 			err = tc_write(cc, f, 0, "x", 1) == 1 ? 0 : -EIO;
 		if (err == 0 && o->k == OP_READ)
@@ -1020,6 +1061,79 @@ static void open_cases(void)
 	}
 }
 
+/*
+ * Dropping set-id bits needs only write permission (the client asks for it
+ * before a write); nothing else may ride on that: adding a bit, dropping
+ * another, a user who may not write, a directory.
+ */
+static void drop_setid_cases(void)
+{
+	static const struct {
+		const char *what;
+		const char *name;
+		mode_t mode;		/* before: owner's, group pshared */
+		const struct user *u;
+		mode_t ask;
+		int err;
+	} c[] = {
+		{ "drops set-uid and set-gid as a writer", "f", 06775, &u_member, 0775, 0 },
+		{ "drops set-uid only as a writer", "f", 06775, &u_member, 02775, 0 },
+		{ "adds o+w while dropping set-uid", "f", 06775, &u_member, 0777, EPERM },
+		{ "drops g+w, not a set-id bit", "f", 06775, &u_member, 06755, EPERM },
+		{ "adds the sticky bit", "f", 06775, &u_member, 07775, EPERM },
+		{ "drops set-uid as a user who may not write", "f", 06775, &u_stranger, 0775, EACCES },
+		{ "drops set-uid of a read-only file", "f", 06755, &u_member, 0755, EACCES },
+		{ "drops set-gid of a directory", "d", S_IFDIR | 02775, &u_member, 0775, EPERM },
+	};
+	struct v9p_fcall *t;
+	struct stat st;
+	char rel[64];
+	uint32_t f;
+	int err;
+
+	cc = &cl;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(rel, sizeof(rel), "s%zu", i);
+		mk(exp_root, rel, S_IFDIR | 0755, 0, 0);
+		snprintf(rel, sizeof(rel), "s%zu/%s", i, c[i].name);
+		mk(exp_root, rel, c[i].mode, 2001, G_SHARED);
+		err = walk(c[i].u, rel, &f);
+		if (err == 0) {
+			t = msg(V9P_TSETATTR);
+			t->tsetattr.fid = f;
+			t->tsetattr.valid = V9P_SETATTR_MODE;
+			t->tsetattr.mode = c[i].ask;
+			err = tc_rpc(cc, t);
+			tc_clunk(cc, f);
+		}
+		lstat(tc_path(exp_root, rel), &st);
+		tap_ok(err == -c[i].err && (st.st_mode & 07777) == (c[i].err ? c[i].mode & 07777 :
+								    c[i].ask),
+		       "Tsetattr %s (%04o -> %04o) as %s: %s (%d, now %04o)", c[i].what,
+		       c[i].mode & 07777, c[i].ask, c[i].u->name,
+		       c[i].err ? strerror(c[i].err) : "ok", err, st.st_mode & 07777);
+	}
+	/* the thread that acted as root for the drop is the member again */
+	mk(exp_root, "s0/root-only", 0600, 0, 0);
+	mk(exp_root, "s0/g", 06775, 2001, G_SHARED);
+	err = walk(&u_member, "s0/g", &f);
+	if (err == 0) {
+		t = msg(V9P_TSETATTR);
+		t->tsetattr.fid = f;
+		t->tsetattr.valid = V9P_SETATTR_MODE;
+		t->tsetattr.mode = 0775;
+		tc_rpc(cc, t);
+		tc_clunk(cc, f);
+	}
+	err = walk(&u_member, "s0/root-only", &f);
+	if (err == 0) {
+		err = tc_open(cc, f, V9P_DOTL_RDONLY);
+		tc_clunk(cc, f);
+	}
+	tap_ok(err == -EACCES, "after a drop of set-id bits the member still cannot read a "
+	       "root-only file (%d)", err);
+}
+
 static int write_file(const char *p, const char *text)
 {
 	FILE *fp = fopen(p, "w");
@@ -1097,6 +1211,7 @@ int main(void)
 	name_cases();
 	open_cases();
 	path_cases();
+	drop_setid_cases();
 
 	tc_stop(&cl);
 	tc_stop(&cu);
