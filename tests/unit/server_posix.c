@@ -877,6 +877,22 @@ static void t_mount(const char *d)
 		tap_diag("tmpfs mount failed: %s", strerror(errno));
 }
 
+static mode_t perm_mode;	/* t_perm's mode */
+
+static void t_perm(const char *d)		/* f: owner:shared perm_mode */
+{
+	mk(d, "f", perm_mode, 2001, G_SHARED);
+	fill(d, "f", "data");
+}
+
+static void t_mv(const char *d)			/* a/sub: owner's 0555; a, b: 0777 */
+{
+	mk(d, "a", S_IFDIR | 0777, 0, 0);
+	mk(d, "b", S_IFDIR | 0777, 0, 0);
+	mk(d, "a/sub", S_IFDIR | 0555, 2001, 2001);
+	mk(d, "a/f", 0444, 2001, 2001);
+}
+
 #define OP(...) (&(struct op){ __VA_ARGS__ })
 #define NOID ((uid_t)-1)
 
@@ -1002,6 +1018,10 @@ static void name_cases(void)
 		      OP(.k = OP_RENAME, .a = "t/m", .b = "t/o"));
 		check("rmdir another user's directory in a sticky directory", t_sticky, u,
 		      OP(.k = OP_RMDIR, .a = "t/od"));
+		check("move a directory the user may not write to another directory", t_mv, u,
+		      OP(.k = OP_RENAME, .a = "a/sub", .b = "b/sub"));
+		check("move a read-only file to another directory", t_mv, u,
+		      OP(.k = OP_RENAME, .a = "a/f", .b = "b/f"));
 		check("rename a file within a directory", t_dirs, u, OP(.k = OP_RENAME, .a = "d/f", .b = "d/g"));
 		check("rename a directory over a non-empty one", t_dirs, u,
 		      OP(.k = OP_RENAME, .a = "d/e", .b = "d/full"));
@@ -1040,6 +1060,28 @@ static void path_cases(void)
 		check("create on another filesystem", t_mount, u,
 		      OP(.k = OP_CREATE, .a = "d/m/n", .mode = 0666, .umask = 022,
 			 .flags = O_CREAT | O_WRONLY));
+	}
+}
+
+/* open(2) against each permission bit, as each user */
+static void perm_cases(void)
+{
+	static const mode_t modes[] = { 0600, 0400, 0200, 0060, 0040, 0020, 0006, 0004, 0002 };
+	static const int flags[] = { O_RDONLY, O_WRONLY, O_RDWR, O_WRONLY | O_TRUNC };
+	struct user *all[] = { &u_owner, &u_member, &u_stranger };
+	char what[64];
+
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		for (int i = 0; i < 3; i++) {
+			for (int k = 0; k < 4; k++) {
+				perm_mode = modes[m];
+				snprintf(what, sizeof(what), "open %s%s of a %04o file",
+					 (flags[k] & O_ACCMODE) == O_RDONLY ? "O_RDONLY" :
+					 (flags[k] & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : "O_RDWR",
+					 flags[k] & O_TRUNC ? "|O_TRUNC" : "", modes[m]);
+				check(what, t_perm, all[i], OP(.k = OP_OPEN, .a = "f", .flags = flags[k]));
+			}
+		}
 	}
 }
 
@@ -1211,6 +1253,7 @@ int main(void)
 	name_cases();
 	open_cases();
 	path_cases();
+	perm_cases();
 	drop_setid_cases();
 
 	tc_stop(&cl);
