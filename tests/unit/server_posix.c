@@ -68,7 +68,7 @@ struct op {
 	int flags;		/* open, create */
 	off_t size;
 	bool explicit_times;	/* utimes: set a time, else "now" */
-	bool own_gid;		/* create: send the user's gid even under a set-gid directory */
+	bool own_gid;		/* create: the user's gid even in a set-gid directory */
 	gid_t fsgid;		/* not 0: the caller's gid (one of its groups) */
 };
 
@@ -379,7 +379,8 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			v9p_str_set(&t->tlcreate.name, abase);
 			t->tlcreate.flags = dotl_flags(o->flags);
 			t->tlcreate.mode = o->mode & ~o->umask;
-			t->tlcreate.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid, o->fsgid);
+			t->tlcreate.gid = create_gid(u, tc_path(exp_root, adir),
+								   o->own_gid, o->fsgid);
 			err = tc_rpc(cc, t);
 		}
 		break;
@@ -394,19 +395,22 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 			t->tmkdir.dfid = d;
 			v9p_str_set(&t->tmkdir.name, abase);
 			t->tmkdir.mode = o->mode & ~o->umask;
-			t->tmkdir.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid, o->fsgid);
+			t->tmkdir.gid = create_gid(u, tc_path(exp_root, adir),
+								   o->own_gid, o->fsgid);
 		} else if (o->k == OP_MKNOD) {
 			t = msg(V9P_TMKNOD);
 			t->tmknod.dfid = d;
 			v9p_str_set(&t->tmknod.name, abase);
 			t->tmknod.mode = o->mode & ~o->umask;
-			t->tmknod.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid, o->fsgid);
+			t->tmknod.gid = create_gid(u, tc_path(exp_root, adir),
+								   o->own_gid, o->fsgid);
 		} else {
 			t = msg(V9P_TSYMLINK);
 			t->tsymlink.fid = d;
 			v9p_str_set(&t->tsymlink.name, abase);
 			v9p_str_set(&t->tsymlink.symtgt, o->b);
-			t->tsymlink.gid = create_gid(u, tc_path(exp_root, adir), o->own_gid, o->fsgid);
+			t->tsymlink.gid = create_gid(u, tc_path(exp_root, adir),
+								   o->own_gid, o->fsgid);
 		}
 		err = tc_rpc(cc, t);
 		break;
@@ -766,7 +770,8 @@ static void report(const char *dialect, const struct outcome *l, const struct ou
 {
 	char t1[8], t2[8];
 
-	tap_diag("local: %s mode %o %u:%u size %lld times %s; %s: %s mode %o %u:%u size %lld times %s",
+	tap_diag("local: %s mode %o %u:%u size %lld times %s; "
+		 "%s: %s mode %o %u:%u size %lld times %s",
 		 strerror(l->err), l->mode, l->uid, l->gid, (long long)l->size, tbits(l->times, t1),
 		 dialect, strerror(r->err), r->mode, r->uid, r->gid, (long long)r->size,
 		 tbits(r->times, t2));
@@ -903,16 +908,20 @@ static void chown_cases(void)
 	for (int i = 0; i < 4; i++) {
 		struct user *u = all[i];
 
-		check("chown to another uid", t_file, u, OP(.k = OP_CHOWN, .a = "f", .uid = 2003, .gid = -1));
-		check("chown to the same uid", t_file, u, OP(.k = OP_CHOWN, .a = "f", .uid = 2001, .gid = -1));
+		check("chown to another uid", t_file, u,
+		      OP(.k = OP_CHOWN, .a = "f", .uid = 2003, .gid = -1));
+		check("chown to the same uid", t_file, u,
+		      OP(.k = OP_CHOWN, .a = "f", .uid = 2001, .gid = -1));
 		check("chgrp to a supplementary group", t_file, u,
 		      OP(.k = OP_CHOWN, .a = "f", .uid = NOID, .gid = G_OWNONLY));
 		check("chgrp to the primary group", t_file, u,
 		      OP(.k = OP_CHOWN, .a = "f", .uid = NOID, .gid = 2001));
 		check("chgrp to a foreign group", t_file, u,
 		      OP(.k = OP_CHOWN, .a = "f", .uid = NOID, .gid = G_NONE));
-		check("chown -1:-1", t_file, u, OP(.k = OP_CHOWN, .a = "f", .uid = NOID, .gid = NOID));
-		check("chown uid and gid", t_file, u, OP(.k = OP_CHOWN, .a = "f", .uid = 2001, .gid = G_OWNONLY));
+		check("chown -1:-1", t_file, u,
+		      OP(.k = OP_CHOWN, .a = "f", .uid = NOID, .gid = NOID));
+		check("chown uid and gid", t_file, u,
+		      OP(.k = OP_CHOWN, .a = "f", .uid = 2001, .gid = G_OWNONLY));
 		check("chgrp of a set-id file", t_suid, u,
 		      OP(.k = OP_CHOWN, .a = "f", .uid = NOID, .gid = G_OWNONLY));
 		check("chown of a set-id file", t_suid, u,
@@ -935,10 +944,12 @@ static void mode_cases(void)
 		check("chmod +t on a file", t_file, u, OP(.k = OP_CHMOD, .a = "f", .mode = 01644));
 		check("write to a set-id file", t_gw, u, OP(.k = OP_WRITE, .a = "f"));
 		check("truncate a set-id file", t_gw, u, OP(.k = OP_TRUNCATE, .a = "f", .size = 1));
-		check("truncate a read-only file", t_ro, u, OP(.k = OP_TRUNCATE, .a = "f", .size = 0));
+		check("truncate a read-only file", t_ro, u,
+		      OP(.k = OP_TRUNCATE, .a = "f", .size = 0));
 		check("truncate a directory", t_open, u, OP(.k = OP_TRUNCATE, .a = "d", .size = 0));
 		check("utimes now", t_gw, u, OP(.k = OP_UTIMES, .a = "f"));
-		check("utimes to a time", t_gw, u, OP(.k = OP_UTIMES, .a = "f", .explicit_times = true));
+		check("utimes to a time", t_gw, u,
+		      OP(.k = OP_UTIMES, .a = "f", .explicit_times = true));
 		check("read", t_file, u, OP(.k = OP_READ, .a = "f"));
 	}
 }
@@ -962,10 +973,12 @@ static void create_cases(void)
 		      OP(.k = OP_CREATE, .a = "s/n", .mode = 06755, .flags = O_CREAT | O_WRONLY));
 		check("mkdir with set-id and sticky bits", t_open, u,
 		      OP(.k = OP_MKDIR, .a = "s/n", .mode = 07755));
-		check("mkfifo", t_open, u, OP(.k = OP_MKNOD, .a = "s/n", .mode = S_IFIFO | 0666, .umask = 022));
+		check("mkfifo", t_open, u,
+		      OP(.k = OP_MKNOD, .a = "s/n", .mode = S_IFIFO | 0666, .umask = 022));
 		check("create in a setgid directory", t_sgid, u,
 		      OP(.k = OP_CREATE, .a = "g/n", .mode = 02755, .flags = O_CREAT | O_WRONLY));
-		check("mkdir in a setgid directory", t_sgid, u, OP(.k = OP_MKDIR, .a = "g/n", .mode = 0755));
+		check("mkdir in a setgid directory", t_sgid, u,
+		      OP(.k = OP_MKDIR, .a = "g/n", .mode = 0755));
 		check("create in a setgid directory, the client sending its own gid", t_sgid, u,
 		      OP(.k = OP_CREATE, .a = "g/n", .mode = 02755, .flags = O_CREAT | O_WRONLY,
 			 .own_gid = true));
@@ -986,13 +999,16 @@ no_fsgid:
 		      OP(.k = OP_MKNOD, .a = "s/n", .mode = S_IFIFO | 07644));
 		check("mkfifo in a setgid directory", t_sgid, u,
 		      OP(.k = OP_MKNOD, .a = "g/n", .mode = S_IFIFO | 0644));
-		check("symlink in a setgid directory", t_sgid, u, OP(.k = OP_SYMLINK, .a = "g/n", .b = "target"));
+		check("symlink in a setgid directory", t_sgid, u,
+		      OP(.k = OP_SYMLINK, .a = "g/n", .b = "target"));
 		check("create in another user's directory", t_open, u,
 		      OP(.k = OP_CREATE, .a = "d/n", .mode = 0644, .flags = O_CREAT | O_WRONLY));
 		check("create O_EXCL on an existing file", t_dirs, u,
-		      OP(.k = OP_CREATE, .a = "d/f", .mode = 0644, .flags = O_CREAT | O_EXCL | O_WRONLY));
+		      OP(.k = OP_CREATE, .a = "d/f", .mode = 0644,
+			 .flags = O_CREAT | O_EXCL | O_WRONLY));
 		check("create O_EXCL on an existing directory", t_dirs, u,
-		      OP(.k = OP_CREATE, .a = "d/e", .mode = 0644, .flags = O_CREAT | O_EXCL | O_RDONLY));
+		      OP(.k = OP_CREATE, .a = "d/e", .mode = 0644,
+			 .flags = O_CREAT | O_EXCL | O_RDONLY));
 		check("create on an existing directory", t_dirs, u,
 		      OP(.k = OP_CREATE, .a = "d/e", .mode = 0644, .flags = O_CREAT | O_RDONLY));
 		check("create on an existing read-only file", t_ro, u,
@@ -1022,20 +1038,25 @@ static void name_cases(void)
 		      OP(.k = OP_RENAME, .a = "a/sub", .b = "b/sub"));
 		check("move a read-only file to another directory", t_mv, u,
 		      OP(.k = OP_RENAME, .a = "a/f", .b = "b/f"));
-		check("rename a file within a directory", t_dirs, u, OP(.k = OP_RENAME, .a = "d/f", .b = "d/g"));
+		check("rename a file within a directory", t_dirs, u,
+		      OP(.k = OP_RENAME, .a = "d/f", .b = "d/g"));
 		check("rename a directory over a non-empty one", t_dirs, u,
 		      OP(.k = OP_RENAME, .a = "d/e", .b = "d/full"));
-		check("rename a file over a directory", t_dirs, u, OP(.k = OP_RENAME, .a = "d/f", .b = "d/e"));
-		check("rename a directory over a file", t_dirs, u, OP(.k = OP_RENAME, .a = "d/e", .b = "d/f"));
+		check("rename a file over a directory", t_dirs, u,
+		      OP(.k = OP_RENAME, .a = "d/f", .b = "d/e"));
+		check("rename a directory over a file", t_dirs, u,
+		      OP(.k = OP_RENAME, .a = "d/e", .b = "d/f"));
 		check("link", t_link, u, OP(.k = OP_LINK, .a = "d/f", .b = "d/h"));
-		check("link onto an existing name", t_link, u, OP(.k = OP_LINK, .a = "d/f", .b = "d/l"));
+		check("link onto an existing name", t_link, u,
+		      OP(.k = OP_LINK, .a = "d/f", .b = "d/l"));
 		check("unlink a directory", t_dirs, u, OP(.k = OP_UNLINK, .a = "d/e"));
 		check("rmdir a file", t_dirs, u, OP(.k = OP_RMDIR, .a = "d/f"));
 		check("rmdir a non-empty directory", t_dirs, u, OP(.k = OP_RMDIR, .a = "d/full"));
 		check("unlink a symlink", t_link, u, OP(.k = OP_UNLINK, .a = "d/l"));
 		check("create a 256-byte name", t_dirs, u,
 		      OP(.k = OP_CREATE, .a = longname, .mode = 0644, .flags = O_CREAT | O_WRONLY));
-		check("mkdir a 256-byte name", t_dirs, u, OP(.k = OP_MKDIR, .a = longname, .mode = 0755));
+		check("mkdir a 256-byte name", t_dirs, u,
+		      OP(.k = OP_MKDIR, .a = longname, .mode = 0755));
 	}
 }
 
@@ -1079,7 +1100,8 @@ static void perm_cases(void)
 					 (flags[k] & O_ACCMODE) == O_RDONLY ? "O_RDONLY" :
 					 (flags[k] & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : "O_RDWR",
 					 flags[k] & O_TRUNC ? "|O_TRUNC" : "", modes[m]);
-				check(what, t_perm, all[i], OP(.k = OP_OPEN, .a = "f", .flags = flags[k]));
+				check(what, t_perm, all[i],
+				      OP(.k = OP_OPEN, .a = "f", .flags = flags[k]));
 			}
 		}
 	}
@@ -1094,9 +1116,12 @@ static void open_cases(void)
 
 		check("open O_RDONLY|O_TRUNC without write permission", t_ro, u,
 		      OP(.k = OP_OPEN, .a = "f", .flags = O_RDONLY | O_TRUNC));
-		check("open O_WRONLY|O_TRUNC", t_gw, u, OP(.k = OP_OPEN, .a = "f", .flags = O_WRONLY | O_TRUNC));
-		check("open O_RDWR on a directory", t_dirs, u, OP(.k = OP_OPEN, .a = "d/e", .flags = O_RDWR));
-		check("open O_WRONLY on a directory", t_dirs, u, OP(.k = OP_OPEN, .a = "d/e", .flags = O_WRONLY));
+		check("open O_WRONLY|O_TRUNC", t_gw, u,
+		      OP(.k = OP_OPEN, .a = "f", .flags = O_WRONLY | O_TRUNC));
+		check("open O_RDWR on a directory", t_dirs, u,
+		      OP(.k = OP_OPEN, .a = "d/e", .flags = O_RDWR));
+		check("open O_WRONLY on a directory", t_dirs, u,
+		      OP(.k = OP_OPEN, .a = "d/e", .flags = O_WRONLY));
 		check("open O_DIRECTORY on a file", t_dirs, u,
 		      OP(.k = OP_OPEN, .a = "d/f", .flags = O_RDONLY | O_DIRECTORY));
 		check("open O_RDWR", t_file, u, OP(.k = OP_OPEN, .a = "f", .flags = O_RDWR));
@@ -1123,7 +1148,7 @@ static void drop_setid_cases(void)
 		{ "adds o+w while dropping set-uid", "f", 06775, &u_member, 0777, EPERM },
 		{ "drops g+w, not a set-id bit", "f", 06775, &u_member, 06755, EPERM },
 		{ "adds the sticky bit", "f", 06775, &u_member, 07775, EPERM },
-		{ "drops set-uid as a user who may not write", "f", 06775, &u_stranger, 0775, EACCES },
+		{ "drops set-uid as a non-writer", "f", 06775, &u_stranger, 0775, EACCES },
 		{ "drops set-uid of a read-only file", "f", 06755, &u_member, 0755, EACCES },
 		{ "drops set-gid of a directory", "d", S_IFDIR | 02775, &u_member, 0775, EPERM },
 	};
