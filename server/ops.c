@@ -147,26 +147,14 @@ static bool aname_ok(const struct v9p_str *a)
 	return e && strlen(e) == a->len && memcmp(e, a->s, a->len) == 0;
 }
 
-/*
- * A client applies its user's umask before it sends a mode (the Linux
- * client does, in every dialect): the server's own umask must not be
- * applied a second time. Every fid, so every creation, starts at an attach.
- */
-static void no_umask(void)
-{
-	umask(0);
-}
-
 int srv_op_attach(struct srv_req *req)
 {
-	static pthread_once_t umask_once = PTHREAD_ONCE_INIT;
 
 	struct v9p_tattach *t = &req->in.tattach;
 	struct srv_user *u;
 	struct srv_fid *f;
 	int err, fd;
 
-	pthread_once(&umask_once, no_umask);
 	if (t->afid != V9P_NOFID)
 		return -EOPNOTSUPP;
 	if (!aname_ok(&t->aname))

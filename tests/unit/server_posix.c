@@ -21,6 +21,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1241,7 +1242,9 @@ static int private_users(const char *dir)
 int main(void)
 {
 	struct user *all[] = { &u_root, &u_owner, &u_member, &u_stranger };
-	char *dir = tc_tmpdir();
+	const char *extra[] = { "-S", NULL, NULL };
+	char *dir = tc_tmpdir(), *stats;
+	struct stat st;
 	int err;
 
 	if (geteuid() != 0 || !dir) {
@@ -1258,7 +1261,10 @@ int main(void)
 	exp_root = strdup(tc_path(dir, "exp"));
 	mkdir(ref_root, 0755);
 	mkdir(exp_root, 0755);
-	if (tc_setup(&cl, exp_root, "9P2000.L", NULL) < 0 ||
+	stats = strdup(tc_path(dir, "stats"));
+	extra[1] = stats;
+	umask(022);
+	if (tc_setup(&cl, exp_root, "9P2000.L", extra) < 0 ||
 	    tc_setup(&cu, exp_root, "9P2000.u", NULL) < 0) {
 		tap_ok(0, "v9fsd starts and attaches");
 		return tap_done();
@@ -1281,6 +1287,13 @@ int main(void)
 	perm_cases();
 	drop_setid_cases();
 
+	/* the server's own files keep the umask it was started with */
+	kill(cl.pid, SIGUSR1);
+	for (int i = 0; i < 200 && stat(stats, &st) != 0; i++)
+		usleep(10000);
+	tap_ok(stat(stats, &st) == 0 && (st.st_mode & 0777) == 0644,
+	       "the counters file v9fsd writes after serving creations has mode 0644 under "
+	       "umask 022 (%04o)", st.st_mode & 0777);
 	tc_stop(&cl);
 	tc_stop(&cu);
 	for (int i = 0; i < nmounts; i++)
