@@ -107,8 +107,8 @@ bool srv_inline_ok(struct srv_req *req)
 	struct srv_fid *f;
 	bool ok;
 
-	if (req->type == V9P_TFSYNC)
-		return false;	/* may take long: keep reading meanwhile */
+	if (req->type == V9P_TFSYNC || req->type == V9P_TWSTAT)
+		return false;	/* may take long (a null Twstat syncs): keep reading meanwhile */
 	/* a blocking Tlock waits for the lock */
 	if (req->type == V9P_TLOCK && (req->in.tlock.flags & V9P_LOCK_FLAGS_BLOCK))
 		return false;

@@ -57,11 +57,12 @@ int srv_fid_open(struct srv_fid *f, int flags, bool rclose, struct v9p_qid *qid)
 		close(fd);
 		goto out;
 	}
-	f->ofd = fd;
 	f->oflags = flags;
 	f->rclose = rclose;
 	f->dir_off = 0;
 	f->dir_cookie = 0;
+	/* last: Tread and Twrite look at ofd without the lock, then at oflags */
+	__atomic_store_n(&f->ofd, fd, __ATOMIC_RELEASE);
 	srv_qid_from_stat(&st, qid);
 	err = 0;
 out:
@@ -136,13 +137,14 @@ static int check_dir_fid(struct srv_fid *df)
  * opening (O_PATH), checked, and that very inode is reopened. So no device
  * node, fifo or socket is ever opened, and no open can block.
  */
-static int create_file(int dfd, const char *name, int flags, mode_t mode)
+static int create_file(int dfd, const char *name, int flags, mode_t mode, bool *created)
 {
 	struct stat st;
 	int fd, pfd;
 
 	for (int tries = 0; tries < 3; tries++) {
 		fd = srv_open_beneath(dfd, name, flags | O_CREAT | O_EXCL, mode);
+		*created = fd >= 0;
 		if (fd != -EEXIST || (flags & O_EXCL))
 			return fd;
 		pfd = srv_open_beneath(dfd, name, O_PATH, 0);
@@ -166,6 +168,36 @@ static int create_file(int dfd, const char *name, int flags, mode_t mode)
 }
 
 /*
+ * Give fd, an entry just made in directory dfd (open or O_PATH), the group
+ * gid the client asked for (.L sends its user's fsgid; -1: none). As on a
+ * local filesystem, a set-gid directory's group wins whatever the creator
+ * asks, and a group the creator is not in is refused (by the kernel: the
+ * thread acts as the user) and the default stays. chown clears set-id
+ * bits; a new entry keeps the mode it was made with.
+ */
+void srv_give_gid(int dfd, int fd, gid_t gid)
+{
+	struct stat dst, st;
+	char p[64];
+
+	if (!srv_cfg.as_root || gid == (gid_t)-1)
+		return;
+	if (fstat(dfd, &dst) < 0 || (dst.st_mode & S_ISGID))
+		return;
+	if (fstat(fd, &st) < 0 || st.st_gid == gid)
+		return;
+	if (fchownat(fd, "", (uid_t)-1, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!(st.st_mode & (S_ISUID | S_ISGID)) || S_ISLNK(st.st_mode))
+		return;
+	if (fchmod(fd, st.st_mode & 07777) == 0 || !srv_cfg.proc_ok)
+		return;
+	/* fd is O_PATH: through its /proc link, still that very inode */
+	srv_proc_path(fd, p, sizeof(p));
+	chmod(p, st.st_mode & 07777);
+}
+
+/*
  * Create a regular file (or, with O_DIRECTORY in flags, a directory) name
  * in directory fid df, open it with flags and give df's number to a fid
  * naming the new file. gid, unless -1, becomes the file's group (.L passes
@@ -175,6 +207,7 @@ int srv_create_in(struct srv_conn *c, struct srv_fid *df, const char *name, int 
 		  mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid)
 {
 	char *path = NULL;
+	bool created = true;
 	int fd, err;
 
 	srv_names_rdlock();
@@ -195,21 +228,18 @@ int srv_create_in(struct srv_conn *c, struct srv_fid *df, const char *name, int 
 		flags = O_RDONLY | O_DIRECTORY;
 		fd = srv_open_beneath(df->pfd, name, flags, 0);
 	} else {
-		fd = create_file(df->pfd, name, flags, mode);
+		fd = create_file(df->pfd, name, flags, mode, &created);
 	}
-	if (fd >= 0)
+	if (fd >= 0) {
 		path = srv_path_join(df->path, name);
+		/* an existing file opened with O_CREAT keeps its group */
+		if (created)
+			srv_give_gid(df->pfd, fd, gid);
+	}
 	pthread_mutex_unlock(&df->lock);
 	if (fd < 0) {
 		err = fd;
 		goto out;
-	}
-	if (gid != (gid_t)-1 && srv_cfg.as_root) {
-		struct stat st;
-
-		/* best effort, as a setgid directory may already have chosen */
-		if (fstat(fd, &st) == 0 && st.st_gid != gid && fchown(fd, (uid_t)-1, gid) < 0)
-			err = 0;
 	}
 	err = become_child(c, df, name, path, fd, flags, rclose, qid);
 out:

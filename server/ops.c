@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "srv.h"
 #include "ops.h"
@@ -43,7 +44,10 @@ int srv_get_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
 
 int srv_fid_stat(struct srv_fid *f, struct stat *st)
 {
-	int fd = f->ofd >= 0 ? f->ofd : f->pfd;
+	int fd = __atomic_load_n(&f->ofd, __ATOMIC_ACQUIRE);
+
+	if (fd < 0)
+		fd = f->pfd;
 
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
@@ -96,6 +100,44 @@ int srv_op_auth(struct srv_req *req)
 	return -EOPNOTSUPP;
 }
 
+/*
+ * Before a write or a truncation by a user without CAP_FSETID, the client's
+ * kernel clears the file's set-uid and set-gid bits, and a 9P client asks
+ * for that as a change of mode (Tsetattr or Twstat), which only the owner
+ * may make. A local file system needs no ownership for it, only the write
+ * permission. So when the user's chmod is refused, a mode that differs from
+ * the file's only by dropping set-id bits of a regular file is applied with
+ * root's rights if the user may write the file (else the write's EACCES).
+ * Between the check and the chmod the owner may change the mode; the kernel
+ * would do both under the inode lock.
+ */
+int srv_drop_setid(struct srv_fid *f, mode_t mode)
+{
+	struct stat st;
+	mode_t cur, dropped;
+	int err;
+
+	if (!srv_cfg.as_root || !S_ISREG(f->ftype))
+		return -EPERM;
+	err = srv_fid_stat(f, &st);
+	if (err < 0)
+		return err;
+	cur = st.st_mode & 07777;
+	mode &= 07777;
+	dropped = cur & ~mode;
+	if ((mode & ~cur) || !dropped || (dropped & ~(mode_t)(S_ISUID | S_ISGID)))
+		return -EPERM;
+	/* as the user: its file-system ids, no capabilities */
+	if (syscall(SYS_faccessat2, f->pfd, "", W_OK, AT_EACCESS | AT_EMPTY_PATH) < 0)
+		return errno == EACCES || errno == EROFS ? -errno : -EPERM;
+	err = srv_user_become_root();
+	if (err == 0)
+		err = srv_set_mode(f, mode);
+	/* fails closed: a thread that cannot switch back serves nothing */
+	srv_user_become(f->user);
+	return err;
+}
+
 static bool aname_ok(const struct v9p_str *a)
 {
 	const char *e = srv_cfg.export_path;
@@ -107,6 +149,7 @@ static bool aname_ok(const struct v9p_str *a)
 
 int srv_op_attach(struct srv_req *req)
 {
+
 	struct v9p_tattach *t = &req->in.tattach;
 	struct srv_user *u;
 	struct srv_fid *f;
@@ -350,6 +393,16 @@ out:
 	return err;
 }
 
+/*
+ * A fid's descriptor for I/O, or -1: a Tlopen may be filling it in right
+ * now (srv_fid_open() stores ofd last, with release), and once set it stays
+ * until the fid is freed.
+ */
+static int io_fd(const struct srv_fid *f)
+{
+	return __atomic_load_n(&f->ofd, __ATOMIC_ACQUIRE);
+}
+
 static bool may_read(const struct srv_fid *f)
 {
 	return (f->oflags & O_ACCMODE) != O_WRONLY;
@@ -381,7 +434,7 @@ int srv_op_read(struct srv_req *req)
 	uint32_t max = req->bufsize - V9P_RREAD_HDRSZ, count = t->count;
 	struct srv_fid *f;
 	ssize_t n;
-	int err;
+	int err, fd;
 
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
@@ -394,7 +447,8 @@ int srv_op_read(struct srv_req *req)
 			err = reply_read(req, (uint32_t)err);
 		goto out;
 	}
-	if (f->ofd < 0 || !may_read(f)) {
+	fd = io_fd(f);
+	if (fd < 0 || !may_read(f)) {
 		err = -EBADF;
 		goto out;
 	}
@@ -416,9 +470,9 @@ int srv_op_read(struct srv_req *req)
 		goto out;
 	}
 	if (S_ISREG(f->ftype))
-		n = pread(f->ofd, req->tx + V9P_RREAD_HDRSZ, count, (off_t)t->offset);
+		n = pread(fd, req->tx + V9P_RREAD_HDRSZ, count, (off_t)t->offset);
 	else
-		n = read(f->ofd, req->tx + V9P_RREAD_HDRSZ, count);
+		n = read(fd, req->tx + V9P_RREAD_HDRSZ, count);
 	if (n < 0) {
 		err = -errno;
 		goto out;
@@ -434,7 +488,7 @@ int srv_op_write(struct srv_req *req)
 	struct v9p_twrite *t = &req->in.twrite;
 	struct srv_fid *f;
 	ssize_t n;
-	int err;
+	int err, fd;
 
 	err = srv_get_fid(req, t->fid, &f);
 	if (err < 0)
@@ -446,7 +500,8 @@ int srv_op_write(struct srv_req *req)
 		n = t->count;
 		goto reply;
 	}
-	if (f->ofd < 0 || !may_write(f)) {
+	fd = io_fd(f);
+	if (fd < 0 || !may_write(f)) {
 		err = -EBADF;
 		goto out;
 	}
@@ -455,9 +510,9 @@ int srv_op_write(struct srv_req *req)
 		goto out;
 	}
 	if (S_ISREG(f->ftype) && !(f->oflags & O_APPEND))
-		n = pwrite(f->ofd, t->data, t->count, (off_t)t->offset);
+		n = pwrite(fd, t->data, t->count, (off_t)t->offset);
 	else
-		n = write(f->ofd, t->data, t->count);
+		n = write(fd, t->data, t->count);
 	if (n < 0) {
 		err = -errno;
 		goto out;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include "srv.h"
 #include "ops.h"
@@ -170,12 +171,26 @@ int srv_op_open(struct srv_req *req)
 }
 
 /* .u special files: symlink, hard link, device, fifo, socket. */
+/* The permission bits of a .u perm, set-id and sticky bits included. */
+static mode_t perm_to_mode(uint32_t perm)
+{
+	mode_t mode = perm & 0777;
+
+	if (perm & V9P_DMSETUID)
+		mode |= S_ISUID;
+	if (perm & V9P_DMSETGID)
+		mode |= S_ISGID;
+	if (perm & V9P_DMSETVTX)
+		mode |= S_ISVTX;
+	return mode;
+}
+
 static int create_special(struct srv_req *req, struct srv_fid *df, const char *name,
 			  uint32_t perm, const struct v9p_str *ext)
 {
 	char buf[PATH_MAX + 1];
 	struct srv_fid *target = NULL;
-	mode_t mode = perm & 0777;
+	mode_t mode = perm_to_mode(perm);
 	int err = 0;
 
 	if (ext->len > PATH_MAX)
@@ -258,13 +273,7 @@ int srv_op_create(struct srv_req *req)
 		}
 		goto out;
 	}
-	mode = t->perm & 0777;
-	if (t->perm & V9P_DMSETUID)
-		mode |= S_ISUID;
-	if (t->perm & V9P_DMSETGID)
-		mode |= S_ISGID;
-	if (t->perm & V9P_DMSETVTX)
-		mode |= S_ISVTX;
+	mode = perm_to_mode(t->perm);
 	if (t->perm & V9P_DMDIR) {
 		/* a directory can only be created for reading */
 		if ((t->mode & 3) != V9P_OREAD && (t->mode & 3) != V9P_OEXEC) {
@@ -350,6 +359,42 @@ out:
  * is applied, the name last since a rename changes where the fid is.
  * Only a rename within the same directory is possible, as in Plan 9.
  */
+/* Every field "don't touch" (~0 and empty strings), owner included. */
+static bool wstat_is_null(const struct v9p_stat *s, uid_t uid, gid_t gid)
+{
+	return s->mode == ~(uint32_t)0 && s->atime == ~(uint32_t)0 &&
+	       s->mtime == ~(uint32_t)0 && s->length == ~(uint64_t)0 && !s->name.len &&
+	       uid == (uid_t)-1 && gid == (gid_t)-1;
+}
+
+static bool is_now(const struct timespec *t, time_t now)
+{
+	return t->tv_nsec != UTIME_OMIT && t->tv_sec >= now - 1 && t->tv_sec <= now + 1;
+}
+
+/*
+ * Twstat's times. 9P2000 has no "now": a Linux client sends its clock's
+ * seconds for truncate(2) (mtime with the length) and for utimes(NULL)
+ * (both times). Setting a time needs ownership, "now" only write access,
+ * so a time within a second of ours is taken as "now" where the explicit
+ * one is refused: after a truncation mtime is already now; both times
+ * become UTIME_NOW, which the kernel checks against write access.
+ */
+static int wstat_times(struct srv_fid *f, struct timespec ts[2], bool truncated)
+{
+	time_t now = time(NULL);
+	int err;
+
+	if (truncated && ts[0].tv_nsec == UTIME_OMIT && is_now(&ts[1], now))
+		return 0;
+	err = srv_set_times(f, ts);
+	if (err != -EPERM || !is_now(&ts[0], now) || !is_now(&ts[1], now))
+		return err;
+	ts[0].tv_nsec = UTIME_NOW;
+	ts[1].tv_nsec = UTIME_NOW;
+	return srv_set_times(f, ts);
+}
+
 int srv_op_wstat(struct srv_req *req)
 {
 	struct v9p_twstat *t = &req->in.twstat;
@@ -379,25 +424,41 @@ int srv_op_wstat(struct srv_req *req)
 	else if (s->gid.len && (err = lookup_gid_name(&s->gid, &gid)) < 0)
 		goto out;
 
-	if (s->length != ~(uint64_t)0) {
-		err = srv_set_size(f, s->length);
+	if (s->mode != ~(uint32_t)0 && !!(s->mode & V9P_DMDIR) != !!S_ISDIR(f->ftype)) {
+		err = -EINVAL;
+		goto out;
+	}
+
+	if (wstat_is_null(s, uid, gid)) {
+		/*
+		 * Nothing to change: 9P's "make it stable" request (the Linux
+		 * client's fsync), and what it sends for a change of ctime
+		 * alone (chown -1 -1). A no-op chown moves ctime, as it does
+		 * locally. (Twstat runs on a worker: fsync may take long.)
+		 */
+		srv_set_owner(f, (uid_t)-1, (gid_t)-1);
+		if (f->ofd >= 0)
+			fsync(f->ofd);
+		goto done;
+	}
+	/*
+	 * owner before mode (a chown clears the set-id bits a mode may set),
+	 * mode before length (a client clears set-id bits before truncating)
+	 */
+	if (uid != (uid_t)-1 || gid != (gid_t)-1) {
+		err = srv_set_owner(f, uid, gid);
 		if (err < 0)
 			goto out;
 	}
 	if (s->mode != ~(uint32_t)0) {
-		mode_t mode = s->mode & 0777;
-
-		if (!!(s->mode & V9P_DMDIR) != !!S_ISDIR(f->ftype)) {
-			err = -EINVAL;
+		err = srv_set_mode(f, perm_to_mode(s->mode));
+		if (err == -EPERM)
+			err = srv_drop_setid(f, perm_to_mode(s->mode));
+		if (err < 0)
 			goto out;
-		}
-		if (s->mode & V9P_DMSETUID)
-			mode |= S_ISUID;
-		if (s->mode & V9P_DMSETGID)
-			mode |= S_ISGID;
-		if (s->mode & V9P_DMSETVTX)
-			mode |= S_ISVTX;
-		err = srv_set_mode(f, mode);
+	}
+	if (s->length != ~(uint64_t)0) {
+		err = srv_set_size(f, s->length);
 		if (err < 0)
 			goto out;
 	}
@@ -411,12 +472,7 @@ int srv_op_wstat(struct srv_req *req)
 			ts[0].tv_nsec = UTIME_OMIT;
 		if (s->mtime == ~(uint32_t)0)
 			ts[1].tv_nsec = UTIME_OMIT;
-		err = srv_set_times(f, ts);
-		if (err < 0)
-			goto out;
-	}
-	if (uid != (uid_t)-1 || gid != (gid_t)-1) {
-		err = srv_set_owner(f, uid, gid);
+		err = wstat_times(f, ts, s->length != ~(uint64_t)0);
 		if (err < 0)
 			goto out;
 	}
@@ -425,6 +481,7 @@ int srv_op_wstat(struct srv_req *req)
 		if (err < 0)
 			goto out;
 	}
+done:
 	err = srv_reply_fcall(req, V9P_RWSTAT);
 out:
 	srv_fid_put(f);

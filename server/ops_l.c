@@ -51,29 +51,6 @@ static int dotl_to_flags(uint32_t l)
 	return flags;
 }
 
-/* Stat name in directory dfd into a qid. */
-static int qid_at(int dfd, const char *name, struct v9p_qid *qid)
-{
-	struct stat st;
-
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	srv_qid_from_stat(&st, qid);
-	return 0;
-}
-
-/* Give a new entry the group the client asked for (creator is root only). */
-static void set_new_gid(int dfd, const char *name, uint32_t gid)
-{
-	struct stat st;
-
-	if (!srv_cfg.as_root || gid == V9P_NONUNAME)
-		return;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_gid != gid &&
-	    fchownat(dfd, name, (uid_t)-1, gid, AT_SYMLINK_NOFOLLOW) < 0)
-		return;	/* not a member: keep the default group */
-}
-
 /* A directory fid that is not open, for the *at() operations. */
 static int get_dir_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
 {
@@ -173,7 +150,8 @@ static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 		      struct v9p_qid *qid, uint8_t rtype)
 {
 	struct srv_fid *d;
-	int err, r;
+	struct stat st;
+	int err, r, efd;
 
 	err = get_dir_fid(req, dfid, &d);
 	if (err < 0)
@@ -187,12 +165,22 @@ static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 		r = mknodat(d->pfd, name, mode, dev);
 	if (r < 0) {
 		err = -errno;
-	} else {
-		set_new_gid(d->pfd, name, gid);
-		err = qid_at(d->pfd, name, qid);
-		if (err == 0)
-			err = srv_reply_fcall(req, rtype);
+		goto out;
 	}
+	efd = srv_open_beneath(d->pfd, name, O_PATH, 0);
+	if (efd < 0) {
+		err = efd;
+		goto out;
+	}
+	srv_give_gid(d->pfd, efd, gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)gid);
+	if (fstat(efd, &st) < 0) {
+		err = -errno;
+	} else {
+		srv_qid_from_stat(&st, qid);
+		err = srv_reply_fcall(req, rtype);
+	}
+	close(efd);
+out:
 	srv_fid_put(d);
 	return err;
 }
@@ -460,6 +448,8 @@ int srv_op_setattr(struct srv_req *req)
 	}
 	if (t->valid & V9P_SETATTR_MODE) {
 		err = srv_set_mode(f, t->mode);
+		if (err == -EPERM)
+			err = srv_drop_setid(f, t->mode);
 		if (err < 0)
 			goto out;
 	}
@@ -467,6 +457,14 @@ int srv_op_setattr(struct srv_req *req)
 		err = srv_set_size(f, t->size);
 		if (err < 0)
 			goto out;
+		/*
+		 * truncate(2) asks for mtime "now" with the size, and the
+		 * truncation has just set it. A second, separate utimensat()
+		 * would need ownership, where truncate needs only write access.
+		 */
+		if ((t->valid & (V9P_SETATTR_MTIME | V9P_SETATTR_MTIME_SET)) ==
+		    V9P_SETATTR_MTIME)
+			t->valid &= ~V9P_SETATTR_MTIME;
 	}
 	if (t->valid & (V9P_SETATTR_ATIME | V9P_SETATTR_MTIME)) {
 		struct timespec ts[2] = {

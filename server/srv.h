@@ -263,6 +263,7 @@ struct srv_user *srv_user_squash(struct srv_user *u, int *err);
 void srv_user_get(struct srv_user *u);
 void srv_user_put(struct srv_user *u);
 int srv_user_become(const struct srv_user *u);
+int srv_user_become_root(void);
 int srv_user_name(uid_t uid, char *buf, size_t len);
 int srv_group_name(gid_t gid, char *buf, size_t len);
 int srv_user_parse_map(const char *spec);
@@ -282,6 +283,7 @@ int srv_op_remove(struct srv_req *req);
 uint32_t srv_iounit(struct srv_conn *c);
 int srv_do_remove(struct srv_fid *f);
 int srv_fid_stat(struct srv_fid *f, struct stat *st);
+int srv_drop_setid(struct srv_fid *f, mode_t mode);
 
 /* ops_9p.c */
 int srv_op_open(struct srv_req *req);
@@ -290,6 +292,9 @@ int srv_op_stat(struct srv_req *req);
 int srv_op_wstat(struct srv_req *req);
 int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
 		       uint32_t count, uint8_t *buf, uint32_t *got);
+
+/* open.c */
+void srv_give_gid(int dfd, int fd, gid_t gid);
 
 /* ops_l.c */
 int srv_op_statfs(struct srv_req *req);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/fsuid.h>
 #include <sys/syscall.h>
@@ -215,11 +216,33 @@ static __thread bool cur_valid;
 static __thread unsigned long cur_serial;
 static __thread int cur_caps;
 
-/* Make the calling thread act as u for filesystem access; u NULL fails. */
+static __thread bool own_umask;
+
+/*
+ * A client applies its user's umask before it sends a mode (Linux's does,
+ * in every dialect): the server's must not be applied a second time. The
+ * umask is per thread once the thread has its own fs attributes, so the
+ * files v9fsd makes for itself (the -S counters) keep the one it started
+ * with; where unshare() is refused the whole process gets umask 0.
+ */
+static void no_umask(void)
+{
+	if (own_umask)
+		return;
+	own_umask = true;
+	unshare(CLONE_FS);
+	umask(0);
+}
+
+/*
+ * Make the calling thread act as u for filesystem access; u NULL fails.
+ * Every request that touches a file comes through here first.
+ */
 int srv_user_become(const struct srv_user *u)
 {
 	int err;
 
+	no_umask();
 	if (!u)
 		return -EACCES;
 	if (!srv_cfg.as_root)
@@ -249,6 +272,20 @@ int srv_user_become(const struct srv_user *u)
 	cur_valid = true;
 	cur_serial = u->serial;
 	return 0;
+}
+
+/*
+ * Make the calling thread act as root, with the process's capabilities,
+ * for one step the kernel takes on a user's behalf (srv_drop_setid()); the
+ * next srv_user_become() switches back. Only a server that runs as root.
+ */
+int srv_user_become_root(void)
+{
+	static const struct srv_user root = { .serial = 0 };	/* no user has serial 0 */
+
+	if (!srv_cfg.as_root)
+		return -EPERM;
+	return srv_user_become(&root);
 }
 
 /* A small cache: 9P2000 stat carries names, one lookup per directory entry. */

@@ -2,14 +2,16 @@
 /*
  * posix-suite: a POSIX file-operation suite that prints TAP.
  *
- *	posix-suite [-s skip,list] [-p prefix] [-n entries] DIR
+ *	posix-suite [-s skip,list] [-g only,list] [-p prefix] [-n entries] DIR
  *
  * Every check runs in a fresh sub-directory of DIR, so the same binary can be
  * pointed at tmpfs (the baseline) and at any 9P mount, whatever the client.
  * One TAP line per check; a failing check says which call failed and the
  * errno text.  Groups a dialect cannot support are skipped by name with -s
  * (e.g. "-s links,symlinks,xdev-rename" for plain 9P2000) and are reported as
- * "ok - ... # SKIP" so the skip is visible rather than silent.
+ * "ok - ... # SKIP" so the skip is visible rather than silent. With -g only
+ * the groups named run; a group that needs a client acting as each user
+ * ("users", see test_users()) runs only when named with -g.
  *
  * Exit status: 0 when every check passed or was skipped, 1 when one failed,
  * 2 on a usage error or when the working directory cannot be set up.
@@ -27,6 +29,8 @@
 #include <sys/statfs.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +38,7 @@ static const char *prefix = "";
 static int failures;
 static int nr_entries = 10000;
 static char *skiplist;
+static char *onlylist;		/* -g: only these groups */
 static char rd_dir[4096] = "rd";	/* -D: a directory already holding the entries */
 static int rd_given;
 
@@ -94,10 +99,33 @@ static int check_errno(long ret, int want, const char *fmt, ...)
 	return ok;
 }
 
+static int listed(const char *list, const char *group)
+{
+	size_t n = strlen(group);
+
+	for (const char *p = list; p && *p;) {
+		if (!strncmp(p, group, n) && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+/* Groups that run only when -g names them. */
+static int opt_in(const char *group)
+{
+	return !strcmp(group, "users");
+}
+
 static int skipped(const char *group)
 {
 	const char *p = skiplist;
 	size_t n = strlen(group);
+
+	if (onlylist ? !listed(onlylist, group) : opt_in(group))
+		return 1;	/* silently: not asked for */
 
 	while (p && *p) {
 		if (!strncmp(p, group, n) && (p[n] == ',' || p[n] == '\0')) {
@@ -883,12 +911,291 @@ static void test_fifo(void)
 	close(r);
 }
 
+/*
+ * users: the rules that depend on who asks, checked with the real users
+ * (root sets up, an owner, a member of the owner's group, a stranger, each
+ * in a child that took on the user's groups and ids). A client must act as
+ * each user for this (the in-tree client's access=user), and the server must
+ * know the same users and groups: uids 2001-2003, groups 2100 (owner and
+ * member) and 2101 (owner only), 2102 (nobody's).
+ */
+struct who {
+	const char *name;
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[3];
+};
+
+static const struct who w_owner = { "owner", 2001, 2001, 3, { 2001, 2100, 2101 } };
+static const struct who w_member = { "member", 2002, 2002, 2, { 2002, 2100 } };
+static const struct who w_stranger = { "stranger", 2003, 2003, 1, { 2003 } };
+
+static void become(const struct who *w)
+{
+	if (setgroups(w->ngroups, w->groups) < 0 || setresgid(w->gid, w->gid, w->gid) < 0 ||
+	    setresuid(w->uid, w->uid, w->uid) < 0)
+		_exit(250);
+}
+
+/* Evaluate call (-1 on error, errno set) as user w: 0 or the errno. */
+#define AS(w, call) ({								\
+	pid_t _pid = fork();							\
+	int _st = 0;								\
+	if (_pid == 0) {							\
+		become(w);							\
+		_exit((call) == -1 ? errno : 0);				\
+	}									\
+	(_pid > 0 && waitpid(_pid, &_st, 0) == _pid && WIFEXITED(_st)) ?	\
+		WEXITSTATUS(_st) : -1;						\
+})
+
+static int expect(int got, int want, const char *fmt, ...)
+{
+	char why[160];
+	va_list ap;
+
+	snprintf(why, sizeof(why), "got %s, expected %s",
+		 got ? (got > 0 ? strerrorname_np(got) : "no result") : "success",
+		 want ? strerrorname_np(want) : "success");
+	va_start(ap, fmt);
+	vreport(got == want, got == want ? NULL : why, fmt, ap);
+	va_end(ap);
+	return got == want;
+}
+
+/* A file made by root: content "data", then owner, group and mode. */
+static void mkf(const char *path, mode_t mode, uid_t uid, gid_t gid)
+{
+	unlink(path);
+	if (S_ISDIR(mode))
+		mkdir(path, 0700);
+	else
+		write_file(path, "data", 4);
+	if (chown(path, uid, gid) < 0 || chmod(path, mode & 07777) < 0)
+		printf("# users: setting up %s: %s\n", path, strerror(errno));
+}
+
+static int write_x(const char *path)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, "x", 1) != 1) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static int open_close(const char *path, int flags, mode_t mode)
+{
+	int fd = open(path, flags, mode);
+
+	return fd < 0 ? -1 : close(fd);
+}
+
+static int umask_create(mode_t mask, const char *path, mode_t mode)
+{
+	umask(mask);
+	return open_close(path, O_CREAT | O_EXCL | O_WRONLY, mode);
+}
+
+static struct stat st_of(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	return st;
+}
+
+static int later(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* ctime of path moved past before's (a tick passes first: see tick()). */
+static void ctime_moved(const char *path, const struct stat *before, const char *what)
+{
+	struct stat st = st_of(path);
+
+	check(later(&st.st_ctim, &before->st_ctim), "ctime did not move",
+	      "users: %s moves ctime", what);
+}
+
+static struct stat tick(const char *path)
+{
+	struct stat st = st_of(path);
+
+	usleep(30000);	/* past the coarse clock's tick */
+	return st;
+}
+
+static void test_users(void)
+{
+	struct timespec ts[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	struct stat st, b;
+
+	if (skipped("users"))
+		return;
+	if (geteuid() != 0) {
+		printf("ok - %susers # SKIP not running as root\n", prefix);
+		return;
+	}
+
+	/* chown and chgrp */
+	mkf("us-f", 0644, 2001, 2100);
+	b = tick("us-f");
+	expect(AS(&w_owner, chown("us-f", -1, 2101)), 0,
+	       "users: the owner changes the group to one of its own");
+	st = st_of("us-f");
+	check(st.st_gid == 2101, "group differs", "users: the group is 2101 (got %u)", st.st_gid);
+	ctime_moved("us-f", &b, "chgrp");
+	expect(AS(&w_owner, chown("us-f", -1, 2102)), EPERM,
+	       "users: the owner may not give a group it is not in");
+	expect(AS(&w_owner, chown("us-f", 2003, -1)), EPERM,
+	       "users: the owner may not give the file away");
+	expect(AS(&w_member, chown("us-f", -1, 2100)), EPERM,
+	       "users: a group member may not change the group");
+	expect(AS(&w_stranger, chown("us-f", -1, 2003)), EPERM,
+	       "users: a stranger may not change the group");
+	b = tick("us-f");
+	expect(AS(&w_stranger, chown("us-f", -1, -1)), 0,
+	       "users: chown(-1, -1) by a stranger succeeds");
+	ctime_moved("us-f", &b, "chown(-1, -1)");
+	expect(AS(&w_owner, chown("us-f", 2001, 2001)), 0,
+	       "users: the owner chowns to itself and its primary group");
+	st = st_of("us-f");
+	check(st.st_uid == 2001 && st.st_gid == 2001, "owner differs",
+	      "users: owner is 2001:2001 (got %u:%u)", st.st_uid, st.st_gid);
+
+	/* set-id bits: cleared by chown and by a write that is not the owner's */
+	mkf("us-s", 06755, 2001, 2100);
+	expect(AS(&w_owner, chown("us-s", -1, 2101)), 0, "users: the owner chgrps a set-id file");
+	st = st_of("us-s");
+	check((st.st_mode & 07777) == 0755, "set-id bits kept",
+	      "users: chgrp clears set-uid and set-gid (mode %04o)", st.st_mode & 07777);
+	mkf("us-w", 06775, 2001, 2100);
+	b = tick("us-w");
+	expect(AS(&w_member, write_x("us-w")), 0, "users: a group member writes a set-id file");
+	st = st_of("us-w");
+	check((st.st_mode & 07777) == 0775, "set-id bits kept",
+	      "users: a write by a non-owner clears set-uid and set-gid (mode %04o)",
+	      st.st_mode & 07777);
+	ctime_moved("us-w", &b, "a write");
+	check(later(&st.st_mtim, &b.st_mtim), "mtime did not move", "users: a write moves mtime");
+
+	/* chmod */
+	mkf("us-c", 0644, 2001, 2102);
+	expect(AS(&w_stranger, chmod("us-c", 0600)), EPERM, "users: a stranger may not chmod");
+	expect(AS(&w_member, chmod("us-c", 0600)), EPERM, "users: a group member may not chmod");
+	b = tick("us-c");
+	expect(AS(&w_owner, chmod("us-c", 02755)), 0,
+	       "users: the owner sets g+s on a file of a group it is not in");
+	st = st_of("us-c");
+	check((st.st_mode & 07777) == 0755, "set-gid kept",
+	      "users: set-gid is dropped for a group the owner is not in (mode %04o)",
+	      st.st_mode & 07777);
+	ctime_moved("us-c", &b, "chmod");
+
+	/* truncation and times: write permission, not ownership */
+	mkf("us-t", 0664, 2001, 2100);
+	b = tick("us-t");
+	expect(AS(&w_member, truncate("us-t", 1)), 0,
+	       "users: a group member with write permission truncates");
+	st = st_of("us-t");
+	check(st.st_size == 1, "size differs", "users: the size is 1 (got %lld)",
+	      (long long)st.st_size);
+	ctime_moved("us-t", &b, "truncate");
+	expect(AS(&w_stranger, truncate("us-t", 0)), EACCES,
+	       "users: a stranger may not truncate");
+	expect(AS(&w_member, utimensat(AT_FDCWD, "us-t", NULL, 0)), 0,
+	       "users: a group member with write permission sets the times to now");
+	expect(AS(&w_stranger, utimensat(AT_FDCWD, "us-t", NULL, 0)), EACCES,
+	       "users: a stranger may not set the times to now");
+	expect(AS(&w_member, utimensat(AT_FDCWD, "us-t", ts, 0)), EPERM,
+	       "users: only the owner sets an explicit time");
+	expect(AS(&w_owner, utimensat(AT_FDCWD, "us-t", ts, 0)), 0,
+	       "users: the owner sets an explicit time");
+
+	/* modes of new files: the creator's umask, once */
+	mkf("us-d", S_IFDIR | 0777, 0, 0);
+	expect(AS(&w_owner, umask_create(0, "us-d/m0", 0777)), 0,
+	       "users: create 0777 under umask 0");
+	st = st_of("us-d/m0");
+	check((st.st_mode & 07777) == 0777, "mode differs",
+	      "users: the new file has mode 0777 (got %04o)", st.st_mode & 07777);
+	check(st.st_uid == 2001 && st.st_gid == 2001, "owner differs",
+	      "users: the new file belongs to its creator (got %u:%u)", st.st_uid, st.st_gid);
+	expect(AS(&w_owner, umask_create(027, "us-d/m27", 0777)), 0,
+	       "users: create 0777 under umask 027");
+	st = st_of("us-d/m27");
+	check((st.st_mode & 07777) == 0750, "mode differs",
+	      "users: the new file has mode 0750 (got %04o)", st.st_mode & 07777);
+	expect(AS(&w_owner, (umask(0), mkdir("us-d/d0", 0777))), 0,
+	       "users: mkdir 0777 under umask 0");
+	st = st_of("us-d/d0");
+	check((st.st_mode & 07777) == 0777, "mode differs",
+	      "users: the new directory has mode 0777 (got %04o)", st.st_mode & 07777);
+
+	/* a set-gid directory gives its group, and set-gid to new directories */
+	mkf("us-g", S_IFDIR | 02777, 0, 2100);
+	expect(AS(&w_stranger, open_close("us-g/f", O_CREAT | O_WRONLY, 0644)), 0,
+	       "users: a stranger creates a file in a set-gid directory");
+	st = st_of("us-g/f");
+	check(st.st_gid == 2100, "group differs",
+	      "users: the new file has the directory's group (got %u)", st.st_gid);
+	expect(AS(&w_stranger, mkdir("us-g/d", 0755)), 0,
+	       "users: a stranger makes a directory in a set-gid directory");
+	st = st_of("us-g/d");
+	check(st.st_gid == 2100 && (st.st_mode & S_ISGID), "group or set-gid differs",
+	      "users: the new directory has the group and set-gid (got %u, %04o)", st.st_gid,
+	      st.st_mode & 07777);
+
+	/* sticky directories */
+	mkf("us-k", S_IFDIR | 01777, 0, 0);
+	mkf("us-k/o", 0666, 2001, 2001);
+	expect(AS(&w_member, unlink("us-k/o")), EPERM,
+	       "users: another user's file in a sticky directory is not unlinked");
+	expect(AS(&w_member, rename("us-k/o", "us-k/x")), EPERM,
+	       "users: another user's file in a sticky directory is not renamed");
+	b = tick("us-k/o");
+	expect(AS(&w_owner, rename("us-k/o", "us-k/p")), 0,
+	       "users: the owner renames its file in a sticky directory");
+	ctime_moved("us-k/p", &b, "rename");
+	b = tick("us-k/p");
+	expect(AS(&w_owner, link("us-k/p", "us-k/q")), 0, "users: the owner links its file");
+	ctime_moved("us-k/p", &b, "link");
+	expect(AS(&w_owner, unlink("us-k/p")), 0,
+	       "users: the owner unlinks its file in a sticky directory");
+
+	/* open flags and search permission */
+	mkf("us-r", 0444, 2001, 2001);
+	expect(AS(&w_owner, open_close("us-r", O_RDONLY | O_TRUNC, 0)), EACCES,
+	       "users: O_TRUNC without write permission is EACCES");
+	expect(AS(&w_owner, open_close("us-d", O_RDWR, 0)), EISDIR,
+	       "users: O_RDWR on a directory is EISDIR");
+	expect(AS(&w_owner, open_close("us-r", O_CREAT | O_EXCL | O_WRONLY, 0644)), EEXIST,
+	       "users: O_CREAT|O_EXCL on an existing file is EEXIST");
+	mkf("us-x", S_IFDIR | 0700, 2001, 2001);
+	mkf("us-x/f", 0644, 2001, 2001);
+	expect(AS(&w_member, lstat("us-x/f", &st)), EACCES,
+	       "users: no search permission on the directory is EACCES");
+	mkf("us-m", 0640, 2001, 2100);
+	expect(AS(&w_member, open_close("us-m", O_RDONLY, 0)), 0,
+	       "users: a supplementary group grants read");
+	expect(AS(&w_stranger, open_close("us-m", O_RDONLY, 0)), EACCES,
+	       "users: a stranger may not read a group-readable file");
+}
+
 /* ---- main ---------------------------------------------------------- */
 
 static const char *const groups[] = {
 	"create", "rw", "append", "truncate", "rename", "xdev-rename", "links", "symlinks",
 	"mkdir", "readdir", "seekdir", "chmod", "chown", "utimes", "statfs", "unlink-open",
-	"excl", "errors", "sparse4g", "fifo", "nlink", NULL,
+	"excl", "errors", "sparse4g", "fifo", "nlink", "users", NULL,
 };
 
 static int known_group(const char *name, size_t len)
@@ -927,7 +1234,8 @@ static void usage(void)
 {
 	int i;
 
-	fprintf(stderr, "usage: posix-suite [-s group,...] [-p prefix] [-n entries] "
+	fprintf(stderr, "usage: posix-suite [-s group,...] [-g group,...] [-p prefix] "
+		"[-n entries] "
 		"[-D readdir-dir] DIR\n"
 		"       posix-suite -n entries -M DIR   (make DIR's entries for a later -D)\n"
 		"groups:");
@@ -966,7 +1274,7 @@ int main(int argc, char **argv)
 
 	const char *make_dir = NULL, *given = NULL;
 
-	while ((opt = getopt(argc, argv, "s:p:n:D:M:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:g:p:n:D:M:h")) != -1) {
 		switch (opt) {
 		case 'D':
 			given = optarg;
@@ -976,6 +1284,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			skiplist = optarg;
+			break;
+		case 'g':
+			onlylist = optarg;
 			break;
 		case 'p':
 			prefix = optarg;
@@ -1001,14 +1312,17 @@ int main(int argc, char **argv)
 			snprintf(rd_dir, sizeof(rd_dir), "%s/%s", argv[optind], given);
 		rd_given = 1;
 	}
-	for (p = skiplist; p && *p;) {
-		size_t len = strcspn(p, ",");
+	for (int l = 0; l < 2; l++) {
+		for (p = l ? onlylist : skiplist; p && *p;) {
+			size_t len = strcspn(p, ",");
 
-		if (len && !known_group(p, len)) {
-			fprintf(stderr, "posix-suite: unknown group '%.*s' in -s\n", (int)len, p);
-			usage();
+			if (len && !known_group(p, len)) {
+				fprintf(stderr, "posix-suite: unknown group '%.*s' in -%c\n",
+					(int)len, p, l ? 'g' : 's');
+				usage();
+			}
+			p += len + (p[len] == ',');
 		}
-		p += len + (p[len] == ',');
 	}
 
 	umask(0);
@@ -1043,6 +1357,7 @@ int main(int argc, char **argv)
 	test_sparse();
 	test_fifo();
 	took("chmod to fifo", t0);
+	test_users();
 
 	if (chdir("..") == 0)
 		remove_tree(work);

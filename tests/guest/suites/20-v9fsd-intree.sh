@@ -4,6 +4,7 @@
 # against v9fsd, in the three dialects, over tcp, unix and fd:
 #   - a mount works and shows exactly what is in the export, both ways;
 #   - posix-suite passes (groups a dialect cannot express are skipped by name);
+#   - its users group (several users, access=user) answers as on tmpfs;
 #   - the -S counters saw the traffic; v9fsd -r refuses changes through a mount.
 # This suite tests the server: the client is the kernel's own.
 . /v9fs/tests/lib.sh
@@ -109,6 +110,53 @@ for d in 9p2000 9p2000.u 9p2000.L; do
 	posix "9p/tcp/$d" $m $d $n
 	umount_9p $m && ok "9p/tcp/$d: umount" || not_ok "9p/tcp/$d: umount"
 done
+
+# users: the rules that depend on who asks (posix-suite -g users), through the
+# in-tree client acting as each user (access=user, 9P2000.L), with tmpfs as the
+# reference. v9fsd knows users from /etc/passwd and /etc/group, as the client's
+# processes do not tell it their groups: the suite's users are added for the run.
+users_run() {
+	_l=$1 _m=$2
+	mkdir -p "$_m/users"
+	chmod 755 "$_m/users"
+	timeout 300 "$SUITE" -g users -p "$_l: " "$_m/users" > "$OUT/users.txt" 2>&1
+	_rc=$?
+	cat "$OUT/users.txt"
+	case $_rc in
+	0|1) ;;
+	*) not_ok "$_l: posix-suite -g users ran (exit $_rc)" ;;
+	esac
+	rm -rf "$_m/users"
+}
+
+cp /etc/passwd "$OUT/passwd"
+cp /etc/group "$OUT/group"
+printf '%s\n' 'powner:x:2001:2001::/:/bin/sh' 'pmember:x:2002:2002::/:/bin/sh' \
+	'pstranger:x:2003:2003::/:/bin/sh' >> "$OUT/passwd"
+printf '%s\n' 'powner:x:2001:' 'pmember:x:2002:' 'pstranger:x:2003:' \
+	'pshared:x:2100:powner,pmember' 'pownonly:x:2101:powner' 'pnone:x:2102:' >> "$OUT/group"
+if mount -o bind "$OUT/passwd" /etc/passwd && mount -o bind "$OUT/group" /etc/group; then
+	mkdir -p /tmp/users-tmpfs
+	if mount -t tmpfs tmpfs /tmp/users-tmpfs; then
+		users_run "tmpfs" /tmp/users-tmpfs
+		umount /tmp/users-tmpfs
+	else
+		not_ok "tmpfs: mount for posix-suite -g users"
+	fi
+	m=/mnt/v9fsd-users
+	if mount_9p 9p tcp 9p2000.L $PORT $m "uname=root,access=user" > "$OUT/mount.txt" 2>&1; then
+		ok "9p/tcp/9p2000.L access=user: mount v9fsd"
+		users_run "9p/tcp/9p2000.L access=user" $m
+		umount_9p $m && ok "9p/tcp/9p2000.L access=user: umount" ||
+			not_ok "9p/tcp/9p2000.L access=user: umount"
+	else
+		not_ok "9p/tcp/9p2000.L access=user: mount v9fsd: $(tail -n 1 "$OUT/mount.txt")"
+	fi
+	umount /etc/group
+	umount /etc/passwd
+else
+	not_ok "users for posix-suite -g users (bind mounts over /etc/passwd and /etc/group)"
+fi
 
 # other transports, .L, a smaller directory
 # fd: msize=65536, one pipe's capacity; with the default 128 KiB the in-tree
