@@ -847,8 +847,8 @@ static int rx_complete(struct ninep_client *c)
 	 * time two requests overlap (read/write chunks, a clunk and the next
 	 * call).
 	 */
-	if (!xa_empty(&c->reqs))
-		ninep_trans_ack(&c->trans);
+	if (c->trans.ops->ack && !xa_empty(&c->reqs))
+		c->trans.ops->ack(&c->trans);
 out:
 	ninep_req_put(req);
 	return err;

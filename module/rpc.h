@@ -141,12 +141,6 @@ int ninep_rx_thread(void *data);
 void ninep_rx_run_deferred(struct ninep_client *c);
 int ninep_tx_thread(void *data);
 
-/*
- * trans_sock.c: acknowledge what was received at once, if the transport
- * acknowledges at all (tcp); may sleep.
- */
-void ninep_trans_ack(struct ninep_trans *t);
-
 /* client.c */
 struct ninep_fid *ninep_fid_new(struct ninep_client *c);
 void ninep_fid_free(struct ninep_fid *fid);

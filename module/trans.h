@@ -42,6 +42,12 @@ struct ninep_trans_ops {
 	 * included, from connect() until close().
 	 */
 	int (*recv_nb)(struct ninep_trans *t, void *buf, size_t len);
+	/*
+	 * Optional: acknowledge what was received now rather than later
+	 * (tcp's delayed ACK); called by the receiver while other requests
+	 * are in flight. May sleep.
+	 */
+	void (*ack)(struct ninep_trans *t);
 	/* Unblock send/recv for good (shutdown); the transport stays allocated. */
 	void (*abort)(struct ninep_trans *t);
 	/* Release everything connect() took. After abort() or instead of it. */

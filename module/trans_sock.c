@@ -26,7 +26,6 @@
 #include <net/tcp.h>
 
 #include "client.h"
-#include "rpc.h"
 #include "trans.h"
 
 struct sock_trans {
@@ -231,9 +230,9 @@ static int sock_recv_nb(struct ninep_trans *t, void *buf, size_t len)
  * timer fires, and stay in the delayed-ACK (interactive) mode otherwise.
  * For tcp only; unix sockets have no ACKs.
  */
-void ninep_trans_ack(struct ninep_trans *t)
+static void sock_tcp_ack(struct ninep_trans *t)
 {
-	if (t->ops == &ninep_trans_tcp && t->priv)
+	if (t->priv)
 		tcp_sock_set_quickack(sock_of(t)->sk, 2);
 }
 
@@ -264,6 +263,7 @@ const struct ninep_trans_ops ninep_trans_tcp = {
 	.send_nb = sock_send_nb,
 	.recv = sock_recv,
 	.recv_nb = sock_recv_nb,
+	.ack = sock_tcp_ack,
 	.abort = sock_abort,
 	.close = sock_close,
 };

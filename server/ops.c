@@ -149,7 +149,6 @@ static bool aname_ok(const struct v9p_str *a)
 
 int srv_op_attach(struct srv_req *req)
 {
-
 	struct v9p_tattach *t = &req->in.tattach;
 	struct srv_user *u;
 	struct srv_fid *f;
