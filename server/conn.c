@@ -181,15 +181,29 @@ void srv_trace(struct srv_conn *c, const char *dir, const uint8_t *buf, uint32_t
 		(unsigned int)len);
 }
 
+/*
+ * c->dead is set by a sender (under wlock) or by the reader (under lock) and
+ * read under either or neither: every access is atomic.
+ */
+static bool conn_dead(struct srv_conn *c)
+{
+	return __atomic_load_n(&c->dead, __ATOMIC_ACQUIRE);
+}
+
+static void conn_kill(struct srv_conn *c)
+{
+	__atomic_store_n(&c->dead, true, __ATOMIC_RELEASE);
+}
+
 static void send_bytes(struct srv_conn *c, const uint8_t *buf, uint32_t len)
 {
 	pthread_mutex_lock(&c->wlock);
-	if (!c->dead) {
+	if (!conn_dead(c)) {
 		if (srv_cfg.debug)
 			srv_trace(c, "<-", buf, len);
 		if (write_all(c->wfd, buf, len) < 0) {
 			/* drop the client: wake its reader, buffer nothing more */
-			c->dead = true;
+			conn_kill(c);
 			shutdown(c->rfd, SHUT_RDWR);
 			if (srv_cfg.debug)
 				fprintf(stderr, "v9fsd: %s: cannot send, dropping\n", c->peer);
@@ -603,7 +617,7 @@ static int reader_next(struct reader *rd, struct srv_conn *c, uint64_t version_b
 static void wait_for_room(struct srv_conn *c)
 {
 	pthread_mutex_lock(&c->lock);
-	while (c->inflight_bytes > SRV_CONN_BYTES && !c->dead)
+	while (c->inflight_bytes > SRV_CONN_BYTES && !conn_dead(c))
 		pthread_cond_wait(&c->cond, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -612,7 +626,7 @@ static void wait_for_room(struct srv_conn *c)
 static void wait_answered(struct srv_conn *c)
 {
 	pthread_mutex_lock(&c->lock);
-	while (c->nreqs && !c->dead)
+	while (c->nreqs && !conn_dead(c))
 		pthread_cond_wait(&c->cond, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -689,13 +703,13 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 		handle_message(c, req);
 		if (srv_cfg.serial)
 			wait_answered(c);
-		if (c->dead)
+		if (conn_dead(c))
 			break;
 	}
 
 	/* drain: nothing is read any more, let running requests finish */
 	pthread_mutex_lock(&c->lock);
-	c->dead = true;
+	conn_kill(c);
 	for (struct srv_req *r = c->reqs; r; r = r->next)
 		if (r->state == SRV_REQ_QUEUED)
 			r->cancelled = true;
