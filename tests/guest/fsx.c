@@ -2,13 +2,15 @@
 /*
  * fsx: a randomized file-operation checker.
  *
- *	fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-q] FILE
+ *	fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-q] FILE
  *
  * Applies a seeded random sequence of reads, writes, appends (through an
  * O_APPEND descriptor), truncates (grow and shrink), reopens and fsyncs to
  * FILE, and the same writes and truncates to a copy held in memory.  Every
  * read is compared with the copy, the file size is checked after every
  * operation, and the whole file is compared every -c operations and at the end.
+ * -F leaves the fsyncs out (the sequence is otherwise the same), for servers
+ * that do not answer one.
  *
  * On the first mismatch it reports the operation, the offset of the first
  * differing byte, the bytes on both sides and the tail of the operation log,
@@ -55,6 +57,7 @@ static uint64_t file_size;
 static uint64_t max_len = 256 * 1024, max_op = 64 * 1024;
 static uint64_t rng_state;
 static int quiet;
+static int no_fsync;
 static unsigned long long seed;
 
 /* xorshift64*: small, fast and, above all, reproducible from -S */
@@ -274,7 +277,7 @@ static void verify_all(unsigned long n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-q] FILE\n");
+	fprintf(stderr, "usage: fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-q] FILE\n");
 	exit(2);
 }
 
@@ -285,7 +288,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	int opt, have_seed = 0;
 
-	while ((opt = getopt(argc, argv, "N:S:l:o:c:q")) != -1) {
+	while ((opt = getopt(argc, argv, "N:S:l:o:c:Fq")) != -1) {
 		switch (opt) {
 		case 'N':
 			nops = strtoul(optarg, NULL, 0);
@@ -302,6 +305,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			every = strtoul(optarg, NULL, 0);
+			break;
+		case 'F':
+			no_fsync = 1;
 			break;
 		case 'q':
 			quiet = 1;
@@ -378,7 +384,7 @@ int main(int argc, char **argv)
 		} else if (r < 98) {
 			do_reopen(n);
 			counts[OP_REOPEN]++;
-		} else {
+		} else if (!no_fsync) {
 			if (fsync(fd) < 0)
 				fail(n, "fsync: %s", strerror(errno));
 			log_op(n, OP_FSYNC, 0, 0);

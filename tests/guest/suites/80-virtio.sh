@@ -268,18 +268,18 @@ diag "fsx seed $SEED (set V9FS_FSX_SEED to replay)"
 for c in 9p 9P; do
 	[ $c = 9p ] && { [ $intree = 1 ] || continue; d=$M1; n=$OPS_INTREE; }
 	[ $c = 9P ] && { d=$M0; n=$OPS; }
+	_F=
 	case "$(eval echo "\$fsync_$c")" in
 	*HUNG*)
-		skip "$c: fsx against a shadow copy" \
-			"QEMU does not answer fsync's Twstat after writes (probe above)"
-		continue ;;
+		_F=-F
+		diag "$c: fsx without fsync: QEMU does not answer fsync's Twstat after writes (probe above)" ;;
 	esac
 	_t0=$(date +%s)
 	diag "$c: fsx $n ops starts"
-	timeout 400 /v9fs/bin/fsx -q -N $n -l 131072 -o 16384 -S "$SEED" "$d/fsx.$c" \
+	timeout 400 /v9fs/bin/fsx -q $_F -N $n -l 131072 -o 16384 -S "$SEED" "$d/fsx.$c" \
 		> "$OUT/fsx.out" 2> "$OUT/fsx.err"
 	_rc=$?
-	result $c "$([ $_rc -eq 0 ] && echo 1)" "fsx against a shadow copy" \
+	result $c "$([ $_rc -eq 0 ] && echo 1)" "fsx${_F:+ without fsync} against a shadow copy" \
 		"$n ops, exit $_rc: $(tail -n 1 "$OUT/fsx.out")"
 	[ $_rc -ne 0 ] && head -n 30 "$OUT/fsx.err" | sed 's/^/#   /'
 	diag "$c: fsx took $(($(date +%s) - _t0)) s: $(tail -n 1 "$OUT/fsx.out")"
@@ -307,14 +307,14 @@ for i in 1 2 3 4; do
 done
 check "9P: 4 writers of 3 MiB and 4 readers of 8 MiB at once on one mount: all intact ($_bad bad)" \
 	test $_bad = 0
+_F=
 case "${fsync_9P:-}" in
-*HUNG*) skip "9P: 4 fsx at once on one virtio mount" \
-	"QEMU does not answer fsync's Twstat after writes (probe above)" ;;
-*)
+*HUNG*) _F=-F ;;
+esac
 _t0=$(date +%s)
 _pids=
 for i in 1 2 3 4; do
-	timeout 400 /v9fs/bin/fsx -q -N $((OPS / 4)) -l 131072 -o 16384 -S $((SEED + i)) \
+	timeout 400 /v9fs/bin/fsx -q $_F -N $((OPS / 4)) -l 131072 -o 16384 -S $((SEED + i)) \
 		"$M0/fsx.par$i" > "$OUT/par$i.out" 2>&1 &
 	_pids="$_pids $!"
 done
@@ -323,14 +323,12 @@ for p in $_pids; do
 	i=$((i + 1))
 	wait "$p" || _bad="$_bad $i"
 done
-check "9P: 4 fsx at once on one virtio mount, $((OPS / 4)) ops each (bad:${_bad:- none})" test -z "$_bad"
+check "9P: 4 fsx${_F:+ without fsync} at once on one virtio mount, $((OPS / 4)) ops each (bad:${_bad:- none})" test -z "$_bad"
 for i in $_bad; do
 	tail -n 10 "$OUT/par$i.out" | sed "s/^/#   [$i] /"
 done
-diag "9P: 4 parallel fsx took $(($(date +%s) - _t0)) s"
+diag "9P: 4 parallel fsx${_F:+ without fsync} took $(($(date +%s) - _t0)) s"
 rm -f "$M0"/fsx.par*
-;;
-esac
 
 # --- umount with requests in flight, then a fresh connection on the same tag ------------
 for i in 1 2 3 4; do
