@@ -20,11 +20,6 @@ INTREE=trans=virtio,version=9p2000.u,msize=524288,cache=none
 SUITE=/v9fs/bin/posix-suite
 ENTRIES=100
 OPS=10000
-# The in-tree client with cache=none under software emulation needs several
-# seconds per hundred fsx operations (most of them small uncached Treads and
-# Twrites): it runs a quarter of the operations, which is still thousands of
-# checks against the same share, so the suite fits its timeout.
-OPS_INTREE=2500
 SEED=${V9FS_FSX_SEED:-$(date +%s)}
 mkdir -p "$OUT" "$M0" "$M1" "$M0.b"
 : > "$OUT/ref-fails"
@@ -266,7 +261,7 @@ done
 # --- fsx ------------------------------------------------------------------------------
 diag "fsx seed $SEED (set V9FS_FSX_SEED to replay)"
 for c in 9p 9P; do
-	[ $c = 9p ] && { [ $intree = 1 ] || continue; d=$M1; n=$OPS_INTREE; }
+	[ $c = 9p ] && { [ $intree = 1 ] || continue; d=$M1; n=$OPS; }
 	[ $c = 9P ] && { d=$M0; n=$OPS; }
 	_F=
 	case "$(eval echo "\$fsync_$c")" in
