@@ -21,8 +21,13 @@
 # 100 x stat, 100 x cat of a small file, 100 creates, a 4 MiB file written in
 # 64 KiB writes and read back in 64 KiB reads; with each run the 9P requests and
 # the TCP segments sent on the guest (both ends are on its loopback).
-# V9FS_BENCH_SECTIONS="main serial" (the default) picks sections; for the serial
-# one alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
+# Then the virtio section: ours and the in-tree client over virtio to QEMU's own
+# server, on the boot's two shares of one host folder (v9share0 with ours, v9share1
+# moved to 9pnet_virtio), 9p2000.u, msize 512 KiB, the in-tree one with cache=none:
+# the main section's workloads, the sequential write without its fsync (QEMU 7.2
+# never answers fsync over 9P2000.u once data was written).
+# V9FS_BENCH_SECTIONS="main serial virtio" (the default) picks sections; for one
+# alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
 # Timing only: nothing here passes or fails; a run that cannot be made says why.
 . /v9fs/tests/lib.sh
 
@@ -105,7 +110,7 @@ one() {
 workload() {
 	_w=$(work_of "$1")
 	case $2 in
-	seqwrite) one "$1" "$2" $B seqwrite "$_w/seq" "$MIB" ;;
+	seqwrite) one "$1" "$2" $B seqwrite "$_w/seq" "$MIB" $SEQSYNC ;;
 	seqread) drop_caches; one "$1" "$2" $B seqread "$_w/seq" ;;
 	randread) drop_caches; one "$1" "$2" $B randread "$_w/seq" $RAND ;;
 	smallfiles)
@@ -138,7 +143,8 @@ bench_mount() {
 	mkdir -p "$_mnt/w.$_cfg" && set_work "$_cfg" "$_mnt/w.$_cfg"
 }
 
-SECTIONS=${V9FS_BENCH_SECTIONS:-main serial}
+SEQSYNC=
+SECTIONS=${V9FS_BENCH_SECTIONS:-main serial virtio}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # --- serial section ---------------------------------------------------------------------------
@@ -260,8 +266,106 @@ serial_section() {
 	rm -f "$SRES"
 }
 
+# --- virtio section ---------------------------------------------------------------------------
+VMSIZE=524288
+VCONFIGS="vt-ours vt-intree"
+
+virtio_section() {
+	RES=/tmp/bench.virtio
+	: > "$RES"
+	mkdir -p "$W"
+	SEQSYNC=nosync
+	say "# virtio: kernel $(uname -r), QEMU's server, version=9p2000.u, msize $VMSIZE;" \
+		"$ROUNDS round(s) of the short workloads, $SLOW_ROUNDS of the long ones, interleaved"
+	if ! load_client 9P > "$W/insmod" 2>&1; then
+		say "# virtio: our module did not load: $(cat "$W/insmod")"
+		return
+	fi
+	_d0=$(virtio_dev v9share0) _d1=$(virtio_dev v9share1)
+	if [ -z "$_d0" ] || [ -z "$_d1" ]; then
+		say "# virtio: the boot has no two 9P devices (v9share0 '$_d0', v9share1 '$_d1')"
+		rmmod 9p2000 2> /dev/null
+		return
+	fi
+	modprobe 9p 2> /dev/null
+	modprobe 9pnet_virtio 2> /dev/null
+	virtio_move "$_d1" 9pnet_virtio || say "# virtio: $_d1 did not move to 9pnet_virtio"
+	mkdir -p /mnt/vb-ours /mnt/vb-intree
+	if mount -t 9P -o trans=virtio,version=9p2000.u,msize=$VMSIZE v9share0 /mnt/vb-ours \
+		2> "$W/mount"; then
+		say "# vt-ours: $(grep " /mnt/vb-ours " /proc/mounts)"
+		mkdir -p /mnt/vb-ours/w.vt-ours && set_work vt-ours /mnt/vb-ours/w.vt-ours
+	else
+		say "# vt-ours: mount failed: $(tail -n 1 "$W/mount")"
+	fi
+	if mount -t 9p -o trans=virtio,version=9p2000.u,msize=$VMSIZE,cache=none v9share1 \
+		/mnt/vb-intree 2> "$W/mount"; then
+		say "# vt-intree: $(grep " /mnt/vb-intree " /proc/mounts)"
+		mkdir -p /mnt/vb-intree/w.vt-intree && set_work vt-intree /mnt/vb-intree/w.vt-intree
+	else
+		say "# vt-intree: mount failed: $(tail -n 1 "$W/mount")"
+	fi
+	# one folder on the host: the listing directory is made once, through either
+	for cfg in $VCONFIGS; do
+		[ "$(work_of $cfg)" = - ] && continue
+		mkdir -p "$(ls_of $cfg)" && $B mkfiles "$(ls_of $cfg)" $ENTRIES > /dev/null && break
+	done
+	for wl in $WORKLOADS; do
+		rounds=$ROUNDS
+		case $wl in smallfiles | ls-l) rounds=$SLOW_ROUNDS ;; esac
+		r=0
+		while [ $r -lt "$rounds" ]; do
+			r=$((r + 1))
+			for cfg in $VCONFIGS; do
+				[ "$(work_of $cfg)" = - ] && continue
+				workload $cfg $wl
+			done
+		done
+	done
+	_ls=
+	for cfg in $VCONFIGS; do
+		[ "$(work_of $cfg)" = - ] && continue
+		rm -rf "$(work_of $cfg)"
+		_ls=$(ls_of $cfg)
+	done
+	[ -n "$_ls" ] && rm -rf "$_ls"
+	umount_9p /mnt/vb-ours 2> /dev/null
+	umount_9p /mnt/vb-intree 2> /dev/null
+	rmmod 9p2000 2> /dev/null
+	unload_client 9p 2> /dev/null
+	SEQSYNC=
+	say ""
+	say "# virtio summary: seconds, median of the rounds; in-tree/ours > 1: ours is faster"
+	awk -v wls="$WORKLOADS" '
+		{
+			k = $1 " " $2
+			if ($3 == "-" || $3 == "invalid") { bad[k] = $3; next }
+			n[k]++; v[k, n[k]] = $3
+		}
+		function median(k,    i, j, t, c) {
+			if (k in bad) return bad[k]
+			c = n[k]
+			if (!c) return "-"
+			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
+				if (v[k, j] + 0 < v[k, i] + 0) { t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t }
+			return c % 2 ? v[k, (c + 1) / 2] : sprintf("%.3f", (v[k, c / 2] + v[k, c / 2 + 1]) / 2)
+		}
+		function num(x) { return x ~ /^[0-9.]+$/ }
+		function r(a, b) { return (!num(a) || !num(b) || b == 0) ? "-" : sprintf("%.2f", a / b) }
+		END {
+			split(wls, wl, " ")
+			printf "%-11s %12s %12s %13s\n", "workload", "ours", "in-tree", "in-tree/ours"
+			for (i = 1; wl[i] != ""; i++) {
+				a = median("vt-ours " wl[i]); b = median("vt-intree " wl[i])
+				printf "%-11s %12s %12s %13s\n", wl[i], a, b, r(b, a)
+			}
+		}' "$RES"
+	rm -f "$RES"
+}
+
 if ! want main; then
 	want serial && serial_section
+	want virtio && virtio_section
 	rm -rf "$W" "$SEXPORT"
 	exit 0
 fi
@@ -371,5 +475,9 @@ rm -rf "$RES" "$EXPORT" "$DEXPORT" /tmp/bench-tmpfs
 if want serial; then
 	say ""
 	serial_section
+fi
+if want virtio; then
+	say ""
+	virtio_section
 fi
 rm -rf "$W" "$SEXPORT"

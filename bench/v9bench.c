@@ -2,7 +2,9 @@
 /*
  * v9bench: the timed workloads of bench/run.sh, one per sub-command.
  *
- *	v9bench seqwrite FILE MIB	write MIB MiB in 1 MiB writes, fsync, close
+ *	v9bench seqwrite FILE MIB [nosync]
+ *					write MIB MiB in 1 MiB writes, fsync
+ *					(unless nosync), close
  *	v9bench seqread FILE		read FILE to the end in 1 MiB reads
  *	v9bench randread FILE COUNT	COUNT preads of 4 KiB at random aligned offsets
  *	v9bench smallfiles DIR COUNT	in DIR as the working directory, COUNT x
@@ -68,7 +70,7 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-static int seqwrite(const char *path, long mib)
+static int seqwrite(const char *path, long mib, int sync)
 {
 	char *buf = xmalloc(MIB);
 	double t0, t1;
@@ -91,7 +93,7 @@ static int seqwrite(const char *path, long mib)
 			done += n;
 		}
 	}
-	if (fsync(fd) < 0)
+	if (sync && fsync(fd) < 0)
 		die("fsync", path);
 	if (close(fd) < 0)
 		die("close", path);
@@ -377,7 +379,7 @@ static int idlecmd(char **argv)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: v9bench seqwrite FILE MIB | seqread FILE | randread FILE COUNT |\n"
+	fprintf(stderr, "usage: v9bench seqwrite FILE MIB [nosync] | seqread FILE | randread FILE COUNT |\n"
 		"       smallfiles DIR COUNT | mkfiles DIR COUNT | time CMD [ARG...] |\n"
 		"       stat FILE COUNT | cat FILE COUNT | creates DIR COUNT |\n"
 		"       writes FILE KIB COUNT | reads FILE KIB | idle CMD [ARG...]\n");
@@ -390,7 +392,9 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	if (!strcmp(argv[1], "seqwrite") && argc == 4)
-		return seqwrite(argv[2], atol(argv[3]));
+		return seqwrite(argv[2], atol(argv[3]), 1);
+	if (!strcmp(argv[1], "seqwrite") && argc == 5 && !strcmp(argv[4], "nosync"))
+		return seqwrite(argv[2], atol(argv[3]), 0);
 	if (!strcmp(argv[1], "seqread") && argc == 3)
 		return seqread(argv[2]);
 	if (!strcmp(argv[1], "randread") && argc == 4)
