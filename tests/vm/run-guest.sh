@@ -4,7 +4,7 @@
 #   V9FS_MODE=test|run|bench|shell   what the guest's /init does (default test)
 #   V9FS_SUITES=a,b                  test mode: only these suites (names without .sh)
 #   V9FS_SUITEDIR=/v9fs/selftest     test mode: another suite folder in the guest
-#   V9FS_TIMEOUT=seconds             host-side bound on the whole boot (default 1500)
+#   V9FS_TIMEOUT=seconds             host-side bound on the whole boot (default 2400)
 #   V9FS_TSCALE=N                    test mode: every suite's own timeout times N
 #   V9FS_EXTRA=file.cpio.gz          one more archive for the initramfs (make run)
 #   V9FS_INTERACTIVE=1               run/shell mode: the console is this terminal
@@ -21,7 +21,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 eval "$("$top/tests/vm/kernel.sh" "$series")"
 
 mode=${V9FS_MODE:-test}
-limit=${V9FS_TIMEOUT:-1500}
+limit=${V9FS_TIMEOUT:-2400}
 # Each boot has its own folder, so runs can go on side by side; the newest is
 # also reachable as build/SERIES/vm/last.
 mkdir -p "$top/build/$series/vm"
