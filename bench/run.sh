@@ -130,6 +130,23 @@ workload() {
 	esac
 }
 
+# run_workloads "CONFIGS": every workload, its rounds, each on every mounted
+# configuration in turn
+run_workloads() {
+	for wl in $WORKLOADS; do
+		rounds=$ROUNDS
+		case $wl in smallfiles | ls-l) rounds=$SLOW_ROUNDS ;; esac
+		r=0
+		while [ $r -lt "$rounds" ]; do
+			r=$((r + 1))
+			for cfg in $1; do
+				[ "$(work_of $cfg)" = - ] && continue
+				workload $cfg $wl
+			done
+		done
+	done
+}
+
 # bench_mount CONFIG CLIENT DIALECT PORT OPTS: mount CONFIG at /mnt/bench-CONFIG
 # (lib.sh's mount_9p uses _c _t _d _p _m _x, so names here are longer)
 bench_mount() {
@@ -310,18 +327,7 @@ virtio_section() {
 		[ "$(work_of $cfg)" = - ] && continue
 		mkdir -p "$(ls_of $cfg)" && $B mkfiles "$(ls_of $cfg)" $ENTRIES > /dev/null && break
 	done
-	for wl in $WORKLOADS; do
-		rounds=$ROUNDS
-		case $wl in smallfiles | ls-l) rounds=$SLOW_ROUNDS ;; esac
-		r=0
-		while [ $r -lt "$rounds" ]; do
-			r=$((r + 1))
-			for cfg in $VCONFIGS; do
-				[ "$(work_of $cfg)" = - ] && continue
-				workload $cfg $wl
-			done
-		done
-	done
+	run_workloads "$VCONFIGS"
 	_ls=
 	for cfg in $VCONFIGS; do
 		[ "$(work_of $cfg)" = - ] && continue
@@ -408,18 +414,7 @@ else
 fi
 
 # --- the workloads, every configuration in turn ---------------------------------------------
-for wl in $WORKLOADS; do
-	rounds=$ROUNDS
-	case $wl in smallfiles | ls-l) rounds=$SLOW_ROUNDS ;; esac
-	r=0
-	while [ $r -lt "$rounds" ]; do
-		r=$((r + 1))
-		for cfg in $CONFIGS; do
-			[ "$(work_of $cfg)" = - ] && continue
-			workload $cfg $wl
-		done
-	done
-done
+run_workloads "$CONFIGS"
 
 # --- tear-down -------------------------------------------------------------------------------
 for cfg in $CONFIGS; do
