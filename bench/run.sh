@@ -3,8 +3,10 @@
 # /init runs this in v9fs_mode=bench). Same v9fsd export, same msize, same dialect:
 #   9P.u       ours, 9p2000.u, v9fsd
 #   9p.u       in-tree, 9p2000.u, cache=none, v9fsd        (ours/in-tree pair)
-#   9p.L       in-tree, 9p2000.L, cache=none, v9fsd
-#   9p.L-diod  in-tree, 9p2000.L, cache=none, diod         (v9fsd/diod pair)
+#   9P.L       ours, 9p2000.L, v9fsd
+#   9p.L       in-tree, 9p2000.L, cache=none, v9fsd        (ours/in-tree pair)
+#   9P.L-diod  ours, 9p2000.L, diod
+#   9p.L-diod  in-tree, 9p2000.L, cache=none, diod         (ours/in-tree, v9fsd/diod pairs)
 #   tmpfs      the local ceiling
 # Workloads (bench/v9bench.c): 64 MiB sequential write+fsync, sequential read after
 # dropping caches, 2000 random 4 KiB reads, 1000 small files (create, write 4 KiB,
@@ -46,7 +48,7 @@ DEXPORT=/export/bench-diod
 STATS=/tmp/v9fsd.$PORT.stats
 RES=/tmp/bench.results
 W=/tmp/bench.work
-CONFIGS="tmpfs 9P.u 9p.u 9p.L 9p.L-diod"
+CONFIGS="tmpfs 9P.u 9p.u 9P.L 9p.L 9P.L-diod 9p.L-diod"
 WORKLOADS="seqwrite seqread randread smallfiles ls-l"
 mkdir -p "$EXPORT/ls" "$DEXPORT/ls" "$W" /tmp/bench-tmpfs/ls
 : > "$RES"
@@ -79,7 +81,7 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 work_of() { eval echo "\${work_$(echo "$1" | tr '.-' '__'):--}"; }
 set_work() { eval "work_$(echo "$1" | tr '.-' '__')=$2"; }
 ls_of() { case $1 in tmpfs) echo /tmp/bench-tmpfs/ls ;; *) echo "$(dirname "$(work_of "$1")")/ls" ;; esac; }
-counted() { case $1 in 9P.u | 9p.u | 9p.L) return 0 ;; esac; return 1; }
+counted() { case $1 in 9P.u | 9p.u | 9P.L | 9p.L) return 0 ;; esac; return 1; }
 
 # one CONFIG WORKLOAD CMD...: run one timed workload, record it
 one() {
@@ -158,6 +160,75 @@ bench_mount() {
 	fi
 	say "# $_cfg: $(grep " $_mnt " /proc/mounts)"
 	mkdir -p "$_mnt/w.$_cfg" && set_work "$_cfg" "$_mnt/w.$_cfg"
+}
+
+# medians FILE: one line "CONFIG WORKLOAD SECONDS EXTRA..." per pair in FILE, whose
+# lines are "CONFIG WORKLOAD SECONDS EXTRA...": the median of the seconds (the mean of
+# the middle two for an even count) with the extra columns (requests, segments) of
+# the lower middle run. A failed or invalid run ("-", "invalid") wins over any time.
+medians() {
+	awk '
+		{
+			k = $1 " " $2
+			if ($3 == "-" || $3 == "invalid") { bad[k] = $3; next }
+			if (!(k in n)) order[++keys] = k
+			n[k]++; v[k, n[k]] = $3
+			x[k, n[k]] = ""
+			for (i = 4; i <= NF; i++) x[k, n[k]] = x[k, n[k]] " " $i
+		}
+		END {
+			for (q in bad) if (!(q in n)) order[++keys] = q
+			for (o = 1; o <= keys; o++) {
+				k = order[o]
+				if (k in bad) { print k, bad[k]; continue }
+				c = n[k]
+				for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
+					if (v[k, j] + 0 < v[k, i] + 0) {
+						t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t
+						t = x[k, i]; x[k, i] = x[k, j]; x[k, j] = t
+					}
+				h = int((c + 1) / 2)
+				m = c % 2 ? v[k, h] : sprintf("%.3f", (v[k, h] + v[k, h + 1]) / 2)
+				print k, m x[k, h]
+			}
+		}' "$1"
+}
+
+# table MEDIANS WORKLOADS "CONFIG[:N] ..." "A/B ..."
+# A table of MEDIANS (from medians): a row per workload; a column per CONFIG, its
+# seconds followed by its first N extra columns in parentheses; a column per ratio
+# A/B of two configurations' seconds ("-" where either has none), above 1 when B
+# was faster.
+table() {
+	awk -v wls="$2" -v cols="$3" -v ratios="$4" '
+		{ k = $1 " " $2; s[k] = $3; for (i = 4; i <= NF; i++) ex[k, i - 3] = $i }
+		function num(z) { return z ~ /^[0-9.]+$/ }
+		function cell(c, w,    d, k, i, t) {
+			split(c, d, ":"); k = d[1] " " w
+			if (!(k in s)) return "-"
+			t = s[k]
+			if (d[2] + 0 == 0 || !num(t)) return t
+			for (i = 1; i <= d[2] + 0; i++)
+				t = t (i == 1 ? " (" : ", ") ((k, i) in ex ? ex[k, i] : "-")
+			return t ")"
+		}
+		function ratio(rt, w,    d, a, b) {
+			split(rt, d, "/"); a = s[d[1] " " w]; b = s[d[2] " " w]
+			return (!num(a) || !num(b) || b == 0) ? "-" : sprintf("%.2f", a / b)
+		}
+		END {
+			nw = split(wls, wl, " "); nc = split(cols, cl, " "); nr = split(ratios, rl, " ")
+			printf "%-11s", "workload"
+			for (i = 1; i <= nc; i++) { split(cl[i], d, ":"); printf " %18s", d[1] }
+			for (i = 1; i <= nr; i++) printf " %18s", rl[i]
+			printf "\n"
+			for (j = 1; j <= nw; j++) {
+				printf "%-11s", wl[j]
+				for (i = 1; i <= nc; i++) printf " %18s", cell(cl[i], wl[j])
+				for (i = 1; i <= nr; i++) printf " %18s", ratio(rl[i], wl[j])
+				printf "\n"
+			}
+		}' "$1"
 }
 
 SEQSYNC=
@@ -252,34 +323,9 @@ serial_section() {
 	say ""
 	say "# serial summary: seconds, median of the rounds (9P requests, TCP segments of" \
 		"the median run); in-tree/ours > 1: ours is faster"
-	awk -v wls="$SWORKLOADS" '
-		{
-			k = $1 " " $2
-			if ($3 == "-") { bad[k] = 1; next }
-			n[k]++; v[k, n[k]] = $3; m[k, n[k]] = $4; g[k, n[k]] = $5
-		}
-		function med(k,    i, j, t, c) {
-			if (k in bad) return "-"
-			c = n[k]
-			if (!c) return "-"
-			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
-				if (v[k, j] + 0 < v[k, i] + 0) {
-					t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t
-					t = m[k, i]; m[k, i] = m[k, j]; m[k, j] = t
-					t = g[k, i]; g[k, i] = g[k, j]; g[k, j] = t
-				}
-			c = int((c + 1) / 2)
-			return v[k, c] " (" m[k, c] ", " g[k, c] ")"
-		}
-		function r(a, b) { a += 0; b += 0; return (a == 0 || b == 0) ? "-" : sprintf("%.2f", b / a) }
-		END {
-			split(wls, wl, " ")
-			printf "%-9s %24s %24s %13s\n", "workload", "ours", "in-tree", "in-tree/ours"
-			for (i = 1; wl[i] != ""; i++) {
-				a = med("ours " wl[i]); b = med("in-tree " wl[i])
-				printf "%-9s %24s %24s %13s\n", wl[i], a, b, r(a, b)
-			}
-		}' "$SRES"
+	medians "$SRES" > "$SRES.med"
+	table "$SRES.med" "$SWORKLOADS" "ours:2 in-tree:2" "in-tree/ours"
+	rm -f "$SRES.med"
 	rm -f "$SRES"
 }
 
@@ -342,30 +388,9 @@ virtio_section() {
 	SEQSYNC=
 	say ""
 	say "# virtio summary: seconds, median of the rounds; in-tree/ours > 1: ours is faster"
-	awk -v wls="$WORKLOADS" '
-		{
-			k = $1 " " $2
-			if ($3 == "-" || $3 == "invalid") { bad[k] = $3; next }
-			n[k]++; v[k, n[k]] = $3
-		}
-		function median(k,    i, j, t, c) {
-			if (k in bad) return bad[k]
-			c = n[k]
-			if (!c) return "-"
-			for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
-				if (v[k, j] + 0 < v[k, i] + 0) { t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t }
-			return c % 2 ? v[k, (c + 1) / 2] : sprintf("%.3f", (v[k, c / 2] + v[k, c / 2 + 1]) / 2)
-		}
-		function num(x) { return x ~ /^[0-9.]+$/ }
-		function r(a, b) { return (!num(a) || !num(b) || b == 0) ? "-" : sprintf("%.2f", a / b) }
-		END {
-			split(wls, wl, " ")
-			printf "%-11s %12s %12s %13s\n", "workload", "ours", "in-tree", "in-tree/ours"
-			for (i = 1; wl[i] != ""; i++) {
-				a = median("vt-ours " wl[i]); b = median("vt-intree " wl[i])
-				printf "%-11s %12s %12s %13s\n", wl[i], a, b, r(b, a)
-			}
-		}' "$RES"
+	medians "$RES" > "$RES.med"
+	table "$RES.med" "$WORKLOADS" "vt-ours vt-intree" "vt-intree/vt-ours"
+	rm -f "$RES.med"
 	rm -f "$RES"
 }
 
@@ -390,6 +415,7 @@ set_work tmpfs /tmp/bench-tmpfs/w
 if v9fsd_start "$EXPORT" $PORT -m "$MSIZE"; then
 	if load_client 9P > "$W/insmod" 2>&1; then
 		bench_mount 9P.u 9P 9p2000.u $PORT "msize=$MSIZE"
+		bench_mount 9P.L 9P 9p2000.L $PORT "msize=$MSIZE"
 	else
 		say "# 9P.u: our module did not load: $(cat "$W/insmod")"
 	fi
@@ -408,6 +434,8 @@ if command -v diod > /dev/null && load_client 9p; then
 	diod_pid=$!
 	sleep 1
 	bench_mount 9p.L-diod 9p 9p2000.L $DPORT "msize=$MSIZE,aname=$DEXPORT,uname=root"
+	load_client 9P > /dev/null 2>&1 &&
+		bench_mount 9P.L-diod 9P 9p2000.L $DPORT "msize=$MSIZE,aname=$DEXPORT,uname=root"
 	# diod's export is its own: the work directory is under it like the others'
 else
 	say "# diod or the in-tree client is missing: no diod figures"
@@ -434,39 +462,13 @@ unload_client 9p 2> /dev/null
 say ""
 say "# summary: seconds, median of the rounds (9P requests counted by v9fsd);" \
 	"ratio = slower/faster time, >1 is a win"
-awk -v wls="$WORKLOADS" '
-	{
-		k = $1 " " $2
-		if ($3 == "-" || $3 == "invalid") { bad[k] = $3; next }
-		n[k]++; v[k, n[k]] = $3
-		if (m[k] == "") m[k] = $4
-	}
-	function median(k,    i, j, t, c) {
-		if (k in bad) return bad[k]
-		c = n[k]
-		if (!c) return "-"
-		for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++)
-			if (v[k, j] + 0 < v[k, i] + 0) { t = v[k, i]; v[k, i] = v[k, j]; v[k, j] = t }
-		return c % 2 ? v[k, (c + 1) / 2] : sprintf("%.3f", (v[k, c / 2] + v[k, c / 2 + 1]) / 2)
-	}
-	function num(x) { return x ~ /^[0-9.]+$/ }
-	function r(a, b) { return (!num(a) || !num(b) || b == 0) ? "-" : sprintf("%.2f", a / b) }
-	function msgs(k) { return (m[k] == "" || m[k] == "-") ? "" : "(" m[k] ")" }
-	END {
-		split(wls, wl, " ")
-		printf "%-11s %9s %18s %18s %16s %18s %16s %10s\n", "workload", "tmpfs", "9P.u ours",
-			"9p.u in-tree", "in-tree/ours", "9p.L v9fsd", "9p.L diod", "diod/v9fsd"
-		for (i = 1; i <= 5; i++) {
-			w = wl[i]
-			t0 = median("tmpfs " w); a = median("9P.u " w); b = median("9p.u " w)
-			c = median("9p.L " w); d = median("9p.L-diod " w)
-			printf "%-11s %9s %18s %18s %16s %18s %16s %10s\n", w, t0,
-				a msgs("9P.u " w), b msgs("9p.u " w), r(b, a),
-				c msgs("9p.L " w), d, r(d, c)
-		}
-	}' "$RES"
-say "# in-tree/ours > 1: ours is faster; diod/v9fsd > 1: v9fsd is faster"
-rm -rf "$RES" "$EXPORT" "$DEXPORT" /tmp/bench-tmpfs
+medians "$RES" > "$RES.med"
+table "$RES.med" "$WORKLOADS" "tmpfs 9P.u:1 9p.u:1 9P.L:1 9p.L:1" "9p.u/9P.u 9p.L/9P.L"
+say ""
+table "$RES.med" "$WORKLOADS" "9P.L-diod 9p.L-diod" "9p.L-diod/9P.L-diod 9p.L-diod/9p.L"
+say "# 9p/9P > 1: ours (9P) is faster than the in-tree client (9p) on the same server;"
+say "# 9p.L-diod/9p.L > 1: v9fsd is faster than diod through the in-tree client"
+rm -rf "$RES" "$RES.med" "$EXPORT" "$DEXPORT" /tmp/bench-tmpfs
 if want serial; then
 	say ""
 	serial_section
