@@ -55,8 +55,10 @@ struct tc_daemon {
 	char addrs[TC_MAXL][160];	/* as reported: "tcp:127.0.0.1:40123", "unix:/p" */
 };
 
-/* Start v9fsd -f args... [-o tc_server_opt]; wait for want "listening on" lines;
- * returns naddrs. */
+/*
+ * Start v9fsd -f args... [-o tc_server_opt]; wait for want "listening on"
+ * lines; returns naddrs.
+ */
 int tc_daemon_start(struct tc_daemon *d, const char *const *args, int want);
 /* SIGTERM, reap (SIGKILL after 3 s); returns the exit status or -1. */
 int tc_daemon_stop(struct tc_daemon *d);
