@@ -30,6 +30,18 @@ $(BUILD)/unit/server_%: tests/unit/server_%.c tests/unit/server_client.c \
 	$(CC) $(HOST_CFLAGS) -Itests/unit -DV9FSD_BIN='"$(abspath $(BUILD)/bin/v9fsd)"' \
 		-pthread -o $@ $< tests/unit/server_client.c $(PROTO_SRCS)
 
+# The attack and limits tests once more with every server under -o serial
+# (one request at a time per connection): the same sources, built with
+# TC_SERVER_OPT, which tests/unit/server_client.c adds to each v9fsd it starts.
+SERVER_SERIAL_TESTS := $(BUILD)/unit/server_attack-serial $(BUILD)/unit/server_limits-serial
+
+$(BUILD)/unit/server_%-serial: tests/unit/server_%.c tests/unit/server_client.c \
+		tests/unit/server_client.h $(PROTO_SRCS) $(PROTO_HDRS) $(BUILD)/bin/v9fsd
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itests/unit -DV9FSD_BIN='"$(abspath $(BUILD)/bin/v9fsd)"' \
+		-DTC_SERVER_OPT='"serial"' -pthread -o $@ $< tests/unit/server_client.c $(PROTO_SRCS)
+
+SERVER_TESTS += $(SERVER_SERIAL_TESTS)
 UNIT_TESTS += $(SERVER_TESTS)
 
 # A host-side latency probe against v9fsd or diod (not a test): tests/unit/server_bench.c.

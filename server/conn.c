@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <malloc.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -622,12 +623,48 @@ static void wait_for_room(struct srv_conn *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* -o serial: the request just read is answered before the next is read. */
+/* Has the client hung up (or shut its sending side)? Reads nothing. */
+static bool peer_gone(struct srv_conn *c)
+{
+	struct pollfd p = { .fd = c->rfd, .events = POLLRDHUP };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/*
+ * -o serial: the request just read is answered before the next is read.
+ * Meanwhile nothing reads the socket, so a client that hangs up behind a
+ * request that waits for long (a blocking Tlock) would go unnoticed, and
+ * the request and the connection would wait for ever: a request that is
+ * still running after SERIAL_HUP_POLL_MS looks at the socket every as many
+ * milliseconds, and a hang-up ends the connection as an end of file does
+ * in the default mode (drain: running requests are interrupted).
+ */
+#define SERIAL_HUP_POLL_MS 100
+
 static void wait_answered(struct srv_conn *c)
 {
+	struct timespec ts;
+
 	pthread_mutex_lock(&c->lock);
-	while (c->nreqs && !conn_dead(c))
-		pthread_cond_wait(&c->cond, &c->lock);
+	while (c->nreqs && !conn_dead(c)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += SERIAL_HUP_POLL_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&c->cond, &c->lock, &ts) != ETIMEDOUT)
+			continue;
+		pthread_mutex_unlock(&c->lock);
+		if (peer_gone(c)) {
+			conn_kill(c);
+			if (srv_cfg.debug)
+				fprintf(stderr, "v9fsd: %s: hung up during a request\n", c->peer);
+			return;
+		}
+		pthread_mutex_lock(&c->lock);
+	}
 	pthread_mutex_unlock(&c->lock);
 }
 

@@ -109,7 +109,11 @@ static void write_stats(void)
 			srv_cfg.stats_file, strerror(-err));
 }
 
-/* Signals are taken synchronously by one thread: no async-signal worries. */
+/*
+ * Signals are taken synchronously by one thread: no async-signal worries.
+ * It is started before any thread serves a request, so it keeps the
+ * server's own identity and umask: the counters are written from here.
+ */
 static void *signal_thread(void *arg)
 {
 	sigset_t *set = arg;
@@ -323,8 +327,14 @@ int main(int argc, char **argv)
 
 	if (single) {
 		srv_conn_serve(STDIN_FILENO, STDOUT_FILENO, "stdio", false);
-		write_stats();
-		return 0;
+		/*
+		 * This thread has served requests as the clients' users (and
+		 * with their umask of 0): the signal thread, which never
+		 * does, writes the counters as the server and exits.
+		 */
+		pthread_kill(st, SIGTERM);
+		pthread_join(st, NULL);
+		return 1;
 	}
 	srv_listen_loop();
 	write_stats();

@@ -52,6 +52,21 @@ void tc_rmtree(const char *dir)
 		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+#ifdef TC_SERVER_OPT
+const char *const tc_server_opt = TC_SERVER_OPT;
+#else
+const char *const tc_server_opt = NULL;
+#endif
+
+bool tc_serial(void)
+{
+#ifdef TC_SERVER_OPT
+	return !strcmp(TC_SERVER_OPT, "serial");
+#else
+	return false;
+#endif
+}
+
 int tc_start(struct tc *c, const char *export, const char *const *extra)
 {
 	const char *argv[32];
@@ -69,8 +84,12 @@ int tc_start(struct tc *c, const char *export, const char *const *extra)
 	argv[n++] = "-s";
 	argv[n++] = "-e";
 	argv[n++] = export;
-	while (extra && *extra && n < 30)
+	while (extra && *extra && n < 28)
 		argv[n++] = *extra++;
+	if (tc_server_opt) {
+		argv[n++] = "-o";
+		argv[n++] = tc_server_opt;
+	}
 	argv[n] = NULL;
 	c->pid = fork();
 	if (c->pid < 0)
@@ -390,8 +409,12 @@ int tc_daemon_start(struct tc_daemon *d, const char *const *args, int want)
 	memset(d, 0, sizeof(*d));
 	argv[n++] = "v9fsd";
 	argv[n++] = "-f";
-	while (*args && n < 31)
+	while (*args && n < 29)
 		argv[n++] = *args++;
+	if (tc_server_opt) {
+		argv[n++] = "-o";
+		argv[n++] = tc_server_opt;
+	}
 	argv[n] = NULL;
 	if (pipe(pipefd) < 0)
 		return -1;

@@ -33,7 +33,14 @@ void tc_rmtree(const char *dir);
 char *tc_path(const char *dir, const char *name);
 double tc_now(void);		/* CLOCK_MONOTONIC, seconds */
 
-/* Start v9fsd -s -e export [extra args, NULL-terminated]. */
+/*
+ * The -o option every v9fsd a test starts is given, or NULL: a test built
+ * with -DTC_SERVER_OPT='"serial"' runs all its servers under -o serial.
+ */
+extern const char *const tc_server_opt;
+bool tc_serial(void);	/* the servers run under -o serial */
+
+/* Start v9fsd -s -e export [extra args, NULL-terminated] [-o tc_server_opt]. */
 int tc_start(struct tc *c, const char *export, const char *const *extra);
 /* Use an already connected socket (pid 0: no process to reap). */
 int tc_use_fd(struct tc *c, int fd);
@@ -48,7 +55,10 @@ struct tc_daemon {
 	char addrs[TC_MAXL][160];	/* as reported: "tcp:127.0.0.1:40123", "unix:/p" */
 };
 
-/* Start v9fsd -f args...; wait for want "listening on" lines; returns naddrs. */
+/*
+ * Start v9fsd -f args... [-o tc_server_opt]; wait for want "listening on"
+ * lines; returns naddrs.
+ */
 int tc_daemon_start(struct tc_daemon *d, const char *const *args, int want);
 /* SIGTERM, reap (SIGKILL after 3 s); returns the exit status or -1. */
 int tc_daemon_stop(struct tc_daemon *d);

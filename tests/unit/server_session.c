@@ -317,6 +317,56 @@ static void test_counters(char *dir)
 	unlink(file);
 }
 
+/*
+ * Under -s the connection is served on the main thread, which takes on
+ * each request's user: the counters written at exit are the server's own
+ * file all the same, made where only the server's user may write.
+ */
+static void test_counters_own_identity(char *dir)
+{
+	char *exp = strdup(tc_path(dir, "exp")), *priv = strdup(tc_path(dir, "priv"));
+	char *file = strdup(tc_path(priv, "counters"));
+	const char *args[] = { "-S", file, NULL };
+	struct v9p_fcall t;
+	struct stat st;
+	int err, status;
+
+	if (geteuid() != 0) {
+		tap_ok(1, "# SKIP counters as the server's user: needs root");
+		goto out;
+	}
+	mkdir(exp, 0755);
+	mkdir(priv, 0700);
+	chmod(dir, 0755);
+	tc_setup(&c, exp, "9P2000.L", args);
+	err = tc_attach(&c, 1, "", 65534);
+	err = err ?: tc_walk(&c, 1, 2, "");
+	if (!err) {
+		memset(&t, 0, sizeof(t));
+		t.type = V9P_TGETATTR;
+		t.tgetattr.fid = 2;
+		t.tgetattr.request_mask = V9P_GETATTR_BASIC;
+		err = tc_rpc(&c, &t);
+	}
+	tap_ok(err == 0 && c.r.rgetattr.uid == 0,
+	       "uid 65534 attaches, walks and gets attributes (%d)", err);
+	status = tc_stop(&c);
+	tap_ok(status == 0, "v9fsd -s exits 0 (%d)", status);
+	tap_ok(stat(file, &st) == 0 && st.st_uid == 0 && S_ISREG(st.st_mode),
+	       "the counters at exit are written in a directory only root may write to, "
+	       "owned by root, after requests served as uid 65534 (%s)",
+	       stat(file, &st) == 0 ? "written" : strerror(errno));
+	tap_ok(access(tc_path(priv, "counters.tmp"), F_OK) != 0, "no temporary file is left");
+	unlink(file);
+	rmdir(priv);
+	rmdir(exp);
+	chmod(dir, 0700);
+out:
+	free(exp);
+	free(priv);
+	free(file);
+}
+
 int main(void)
 {
 	char *dir = tc_tmpdir();
@@ -327,6 +377,7 @@ int main(void)
 	test_flush(dir);
 	test_fid_limit(dir);
 	test_counters(dir);
+	test_counters_own_identity(dir);
 	tc_rmtree(dir);
 	return tap_done();
 }
