@@ -4,7 +4,7 @@
 # client (9p, the reference) and on ours (9P), all against one v9fsd export.
 #   tmpfs                                       the baseline
 #   9p  tcp  9p2000.u, 9p2000.L                 the reference
-#   9P  tcp  9p2000, 9p2000.u; unix, fd 9p2000.u ours
+#   9P  tcp  9p2000, 9p2000.u, 9p2000.L; unix, fd 9p2000.u ours
 # A check that fails on ours and also on the in-tree client with the same dialect
 # is reported as a SKIP for ours, naming the reason, rather than hidden.
 . /v9fs/tests/lib.sh
@@ -106,7 +106,8 @@ if ! load_client 9P > "$OUT/insmod.txt" 2>&1; then
 	not_ok "mount 9P: insmod $V9FS_KO failed: $(cat "$OUT/insmod.txt")"
 	ours_ok=0
 fi
-for run in tcp:9p2000:$ENTRIES tcp:9p2000.u:$ENTRIES unix:9p2000.u:$SMALL fd:9p2000.u:$SMALL; do
+for run in tcp:9p2000:$ENTRIES tcp:9p2000.u:$ENTRIES tcp:9p2000.L:$ENTRIES \
+	unix:9p2000.u:$SMALL fd:9p2000.u:$SMALL; do
 	t=${run%%:*}
 	rest=${run#*:}
 	d=${rest%%:*}
@@ -122,6 +123,11 @@ for run in tcp:9p2000:$ENTRIES tcp:9p2000.u:$ENTRIES unix:9p2000.u:$SMALL fd:9p2
 		dmesg | tail -n 5 | sed 's/^/#   /'
 		skip "$label: posix-suite" "mount failed"
 		continue
+	fi
+	if grep -q " $m 9P .*version=$d[,\ ]" /proc/mounts; then
+		ok "$label: /proc/mounts shows version=$d"
+	else
+		not_ok "$label: /proc/mounts shows version=$d: $(grep " $m " /proc/mounts)"
 	fi
 	ref=
 	[ -f "$OUT/ref.$d" ] && ref=$OUT/ref.$d
