@@ -232,16 +232,16 @@ fail:
 	return ERR_PTR(err);
 }
 
-/*
- * Take @req out of the tag table (c->lock held) and add it to @list, whose
- * entries req_retired() finishes once the lock is dropped.
- */
 /* Rerror, or Rlerror in 9P2000.L: the request failed on the server. */
 static bool rc_is_error(u8 type)
 {
 	return type == V9P_RERROR || type == V9P_RLERROR;
 }
 
+/*
+ * Take @req out of the tag table (c->lock held) and add it to @list, whose
+ * entries req_retired() finishes once the lock is dropped.
+ */
 static void req_retire_locked(struct ninep_client *c, struct ninep_req *req,
 			      struct list_head *list)
 {
