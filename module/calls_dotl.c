@@ -281,3 +281,36 @@ ssize_t ninep_readdir(struct ninep_fid *fid, u64 offset, u8 *buf, u32 count)
 	ninep_req_put(req);
 	return n;
 }
+
+int ninep_lock(struct ninep_fid *fid, const struct v9p_tlock *tl, u8 *status)
+{
+	struct v9p_fcall f = { .type = V9P_TLOCK };
+	struct ninep_req *req;
+
+	f.tlock = *tl;
+	f.tlock.fid = fid->fid;
+	req = ninep_rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	*status = req->rc.rlock.status;
+	ninep_req_put(req);
+	return 0;
+}
+
+int ninep_getlock(struct ninep_fid *fid, struct v9p_tgetlock *gl)
+{
+	struct v9p_fcall f = { .type = V9P_TGETLOCK };
+	struct ninep_req *req;
+
+	f.tgetlock = *gl;
+	f.tgetlock.fid = fid->fid;
+	req = ninep_rpc(fid->clnt, &f, NINEP_STAT_RBUF, NULL);
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	gl->type = req->rc.rgetlock.type;
+	gl->start = req->rc.rgetlock.start;
+	gl->length = req->rc.rgetlock.length;
+	gl->proc_id = req->rc.rgetlock.proc_id;
+	ninep_req_put(req);
+	return 0;
+}

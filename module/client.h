@@ -156,6 +156,10 @@ int ninep_fsync(struct ninep_fid *fid, bool datasync);
  * @buf; the byte count (0 at the end) or a negative errno.
  */
 ssize_t ninep_readdir(struct ninep_fid *fid, u64 offset, u8 *buf, u32 count);
+/* Tlock: *@status is the Rlock status. tl->fid is ignored. */
+int ninep_lock(struct ninep_fid *fid, const struct v9p_tlock *tl, u8 *status);
+/* Tgetlock: @gl in, and its type/start/length/proc_id from the reply. */
+int ninep_getlock(struct ninep_fid *fid, struct v9p_tgetlock *gl);
 
 struct ninep_fid *ninep_fid_get(struct ninep_fid *fid);
 void ninep_fid_put(struct ninep_fid *fid);

@@ -278,3 +278,19 @@ const struct file_operations ninep_file_fops = {
 	.splice_write	= iter_file_splice_write,
 	.setlease	= simple_nosetlease,	/* nothing would break a lease */
 };
+
+/* 9P2000.L: the same, with locks the server knows of. */
+const struct file_operations ninep_dotl_file_fops = {
+	.llseek		= ninep_file_llseek,
+	.read_iter	= ninep_file_read_iter,
+	.write_iter	= ninep_file_write_iter,
+	.mmap		= generic_file_readonly_mmap,
+	.open		= ninep_file_open,
+	.release	= ninep_file_release,
+	.fsync		= ninep_file_fsync,
+	.lock		= ninep_file_lock,
+	.flock		= ninep_file_flock,
+	.splice_read	= ninep_splice_read,
+	.splice_write	= iter_file_splice_write,
+	.setlease	= simple_nosetlease,
+};

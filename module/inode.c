@@ -295,7 +295,7 @@ struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			break;
 		case S_IFREG:
 			inode->i_op = dotl ? &ninep_dotl_file_iops : &ninep_file_iops;
-			inode->i_fop = &ninep_file_fops;
+			inode->i_fop = dotl ? &ninep_dotl_file_fops : &ninep_file_fops;
 			break;
 		case S_IFLNK:
 			inode->i_op = dotl ? &ninep_dotl_symlink_iops :

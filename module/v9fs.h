@@ -154,5 +154,10 @@ u32 ninep_dotl_open_flags(unsigned int f_flags);
 int ninep_file_open(struct inode *inode, struct file *file);
 int ninep_file_release(struct inode *inode, struct file *file);
 int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+extern const struct file_operations ninep_dotl_file_fops;
+
+/* lock.c: 9P2000.L locks */
+int ninep_file_lock(struct file *filp, int cmd, struct file_lock *fl);
+int ninep_file_flock(struct file *filp, int cmd, struct file_lock *fl);
 
 #endif /* NINEP_H */
