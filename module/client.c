@@ -111,15 +111,18 @@ static int client_version(struct ninep_client *c, enum v9p_dialect want)
 		err = -EPROTONOSUPPORT;
 		goto out;
 	}
-	if (d != V9P_9P2000 && d != (int)want) {
+	/* Asked for .L, a server may offer .u (or 9P2000) instead. */
+	if (d != V9P_9P2000 && d != (int)want &&
+	    !(want == V9P_9P2000L && d == V9P_9P2000U)) {
 		pr_err("%s answered %s to a request for %s\n", c->peer,
 		       v9p_dialect_name(d), v9p_dialect_name(want));
 		err = -EPROTONOSUPPORT;
 		goto out;
 	}
 	if (d != (int)want)
-		pr_notice("%s speaks 9P2000, not %s: using 9P2000\n", c->peer,
-			  v9p_dialect_name(want));
+		pr_notice("%s speaks %s, not %s: using %s\n", c->peer,
+			  v9p_dialect_name(d), v9p_dialect_name(want),
+			  v9p_dialect_name(d));
 	c->dialect = d;
 	c->msize = rv->msize;
 	c->pool_ok = true;
@@ -173,8 +176,9 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 	struct ninep_client *c;
 	int err;
 
-	if (o->dialect != V9P_9P2000 && o->dialect != V9P_9P2000U) {
-		pr_err("only 9P2000 and 9P2000.u are supported\n");
+	if (o->dialect != V9P_9P2000 && o->dialect != V9P_9P2000U &&
+	    o->dialect != V9P_9P2000L) {
+		pr_err("unknown dialect %d asked for\n", o->dialect);
 		return ERR_PTR(-EINVAL);
 	}
 	c = kzalloc(sizeof(*c), GFP_KERNEL);

@@ -125,6 +125,42 @@ int ninep_wstat(struct ninep_fid *fid, const struct v9p_stat *st);
 /* Consumes the caller's reference; the fid is gone on the server either way. */
 int ninep_remove(struct ninep_fid *fid);
 
+/*
+ * 9P2000.L (calls_dotl.c). @gid and modes are wire values; @flags of
+ * Tlopen/Tlcreate are V9P_DOTL_*. The create calls give the new qid.
+ */
+int ninep_lopen(struct ninep_fid *fid, u32 flags);
+/* Like ninep_create(): @dfid becomes the new, open file. */
+int ninep_lcreate(struct ninep_fid *dfid, const char *name, u32 flags,
+		  u32 mode, u32 gid);
+int ninep_getattr(struct ninep_fid *fid, u64 mask, struct v9p_rgetattr *ga);
+/* sa->fid is ignored: the request goes on @fid. */
+int ninep_setattr(struct ninep_fid *fid, const struct v9p_tsetattr *sa);
+int ninep_mkdir(struct ninep_fid *dfid, const char *name, u32 mode, u32 gid,
+		struct v9p_qid *qid);
+int ninep_symlink(struct ninep_fid *dfid, const char *name, const char *target,
+		  u32 gid, struct v9p_qid *qid);
+int ninep_mknod(struct ninep_fid *dfid, const char *name, u32 mode, u32 major,
+		u32 minor, u32 gid, struct v9p_qid *qid);
+int ninep_link(struct ninep_fid *dfid, struct ninep_fid *fid, const char *name);
+int ninep_renameat(struct ninep_fid *olddir, const char *oldname,
+		   struct ninep_fid *newdir, const char *newname);
+int ninep_rename(struct ninep_fid *fid, struct ninep_fid *dfid, const char *name);
+int ninep_unlinkat(struct ninep_fid *dfid, const char *name, u32 flags);
+/* The target, NUL-terminated, kmalloc'd; never empty. kfree() it. */
+char *ninep_readlink(struct ninep_fid *fid);
+int ninep_statfs(struct ninep_fid *fid, struct v9p_rstatfs *st);
+int ninep_fsync(struct ninep_fid *fid, bool datasync);
+/*
+ * Up to @count bytes of packed directory entries from cookie @offset into
+ * @buf; the byte count (0 at the end) or a negative errno.
+ */
+ssize_t ninep_readdir(struct ninep_fid *fid, u64 offset, u8 *buf, u32 count);
+/* Tlock: *@status is the Rlock status. tl->fid is ignored. */
+int ninep_lock(struct ninep_fid *fid, const struct v9p_tlock *tl, u8 *status);
+/* Tgetlock: @gl in, and its type/start/length/proc_id from the reply. */
+int ninep_getlock(struct ninep_fid *fid, struct v9p_tgetlock *gl);
+
 struct ninep_fid *ninep_fid_get(struct ninep_fid *fid);
 void ninep_fid_put(struct ninep_fid *fid);
 

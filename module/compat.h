@@ -72,4 +72,20 @@ static inline void ninep_inode_init_ts(struct inode *inode)
 	ninep_set_mtime(inode, now);
 }
 
+/* The common part of struct file_lock moved into file_lock_core (6.9). */
+#if NINEP_HAVE_LOCK_CORE
+#include <linux/filelock.h>
+#define ninep_fl_type(fl)	((fl)->c.flc_type)
+#define ninep_fl_flags(fl)	((fl)->c.flc_flags)
+#define ninep_fl_pid(fl)	((fl)->c.flc_pid)
+#define ninep_fl_owner(fl)	((fl)->c.flc_owner)
+#define NINEP_FL_LIST		c.flc_list
+#else
+#define ninep_fl_type(fl)	((fl)->fl_type)
+#define ninep_fl_flags(fl)	((fl)->fl_flags)
+#define ninep_fl_pid(fl)	((fl)->fl_pid)
+#define ninep_fl_owner(fl)	((fl)->fl_owner)
+#define NINEP_FL_LIST		fl_list
+#endif
+
 #endif /* NINEP_COMPAT_H */

@@ -127,6 +127,108 @@ static int ninep_dir_fill(struct ninep_session *s, struct ninep_open_file *of,
 	return n > 0;
 }
 
+/*
+ * 9P2000.L (Treaddir): the directory position is the server's cookie of
+ * the entry to read next, 0 at the start; each entry carries the cookie of
+ * the one after it. The buffer holds the reply to a Treaddir at cookie
+ * of->doff; a position that is no cookie in it is asked for anew.
+ *
+ * An entry is the server's word: a name that is empty, holds a '/' or is
+ * longer than NAME_MAX is skipped (and logged), an unknown type is shown
+ * as DT_UNKNOWN, and a cookie of 0 or one equal to the position it was
+ * read from (a listing that would never end) fails the read with EIO.
+ */
+static bool ninep_dirent_name_ok(const struct v9p_str *n)
+{
+	return n->len && n->len <= NAME_MAX && !memchr(n->s, '/', n->len);
+}
+
+static unsigned int ninep_dirent_dtype(u8 type)
+{
+	switch (type) {
+	case DT_FIFO: case DT_CHR: case DT_DIR: case DT_BLK:
+	case DT_REG: case DT_LNK: case DT_SOCK:
+		return type;
+	}
+	return DT_UNKNOWN;
+}
+
+/* 1 when the buffer is used up, 0 when the caller's buffer is full, -EIO. */
+static int ninep_dotl_emit_buf(struct ninep_session *s,
+			       struct ninep_open_file *of,
+			       struct dir_context *ctx)
+{
+	struct v9p_dirent de;
+	bool found = of->doff == ctx->pos;
+	u64 from = of->doff;
+	u32 i = 0;
+	int n;
+
+	while (i < of->dlen) {
+		n = v9p_dirent_unpack(of->dbuf + i, of->dlen - i, &de);
+		if (n < 0) {
+			pr_warn_ratelimited("Rreaddir: bad entry at byte %u of %u: EIO\n",
+					    i, of->dlen);
+			return -EIO;
+		}
+		if (!de.offset || de.offset == from) {
+			pr_warn_ratelimited("Rreaddir: entry '%.*s' leads back to cookie %llu: EIO\n",
+					    de.name.len, de.name.s, de.offset);
+			return -EIO;
+		}
+		if (found) {
+			if (!ninep_dirent_name_ok(&de.name)) {
+				pr_warn_ratelimited("Rreaddir: entry of %u bytes with an invalid name skipped\n",
+						    de.name.len);
+			} else if (!dir_emit(ctx, de.name.s, de.name.len,
+					     (ino_t)de.qid.path,
+					     ninep_dirent_dtype(de.type))) {
+				return 0;
+			}
+			ctx->pos = de.offset;
+		} else if (de.offset == ctx->pos) {
+			found = true;
+		}
+		from = de.offset;
+		i += n;
+	}
+	return found ? 1 : 2;
+}
+
+static int ninep_dotl_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct ninep_session *s = ninep_inode_session(file_inode(file));
+	struct ninep_open_file *of = file->private_data;
+	u32 max = ninep_dirbuf_max(s, of->fid);
+	ssize_t n;
+	int ret;
+
+	if (!of->dbuf) {
+		ret = dir_buf_resize(of, min_t(u32, NINEP_DIRBUF_FIRST, max));
+		if (ret)
+			return ret;
+	}
+	/* rewinddir(): see the directory as it is now. */
+	if (ctx->pos == 0)
+		of->dlen = 0;
+	for (;;) {
+		if (of->dlen) {
+			ret = ninep_dotl_emit_buf(s, of, ctx);
+			if (ret <= 0)
+				return ret;
+		}
+		/* After a full reply, ask for more at once (as dir.c's .u reads). */
+		if (of->dcap < max && of->dlen > of->dcap / 2)
+			dir_buf_resize(of, min_t(u64, (u64)of->dcap * 2, max));
+		of->dlen = 0;
+		n = ninep_readdir(of->fid, ctx->pos, of->dbuf, of->dcap);
+		if (n <= 0)
+			return n;
+		of->doff = ctx->pos;
+		of->dlen = n;
+	}
+}
+
 static int ninep_dir_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct ninep_session *s = ninep_inode_session(file_inode(file));
@@ -134,6 +236,8 @@ static int ninep_dir_readdir(struct file *file, struct dir_context *ctx)
 	u32 max = ninep_dirbuf_max(s, of->fid);
 	int ret;
 
+	if (ninep_dotl(s))
+		return ninep_dotl_readdir(file, ctx);
 	if (!of->dbuf) {
 		ret = dir_buf_resize(of, min_t(u32, NINEP_DIRBUF_FIRST, max));
 		if (ret)
@@ -158,21 +262,12 @@ static int ninep_dir_readdir(struct file *file, struct dir_context *ctx)
 	}
 }
 
-static int ninep_dir_fsync(struct file *file, loff_t start, loff_t end,
-			   int datasync)
-{
-	struct v9p_stat st;
-
-	v9p_stat_dont_touch(&st);
-	return ninep_wstat(ninep_file_fid(file), &st);
-}
-
 const struct file_operations ninep_dir_fops = {
 	.llseek		= generic_file_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= ninep_dir_readdir,
 	.open		= ninep_file_open,
 	.release	= ninep_file_release,
-	.fsync		= ninep_dir_fsync,
+	.fsync		= ninep_file_fsync,
 	.setlease	= simple_nosetlease,
 };

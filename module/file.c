@@ -39,6 +39,47 @@ u8 ninep_open_mode(unsigned int f_flags)
 }
 
 /*
+ * The Tlopen/Tlcreate flags for open(2) flags. The protocol's values are
+ * the generic Linux ones, but an architecture may number O_* otherwise, so
+ * each travels by name. O_CREAT, O_EXCL and O_NOCTTY are not Tlopen's
+ * business (Tlcreate adds the first two itself); O_DIRECT and FASYNC stay
+ * here: I/O is direct already and the server's descriptor signals no one.
+ */
+u32 ninep_dotl_open_flags(unsigned int f_flags)
+{
+	static const struct { unsigned int o; u32 l; } map[] = {
+		{ O_TRUNC,	V9P_DOTL_TRUNC },
+		{ O_APPEND,	V9P_DOTL_APPEND },
+		{ O_NONBLOCK,	V9P_DOTL_NONBLOCK },
+		{ O_DSYNC,	V9P_DOTL_DSYNC },
+		{ O_LARGEFILE,	V9P_DOTL_LARGEFILE },
+		{ O_DIRECTORY,	V9P_DOTL_DIRECTORY },
+		{ O_NOFOLLOW,	V9P_DOTL_NOFOLLOW },
+		{ O_NOATIME,	V9P_DOTL_NOATIME },
+		{ O_CLOEXEC,	V9P_DOTL_CLOEXEC },
+		{ __O_SYNC,	V9P_DOTL_SYNC },
+	};
+	u32 flags;
+	size_t i;
+
+	switch (f_flags & O_ACCMODE) {
+	case O_WRONLY:
+		flags = V9P_DOTL_WRONLY;
+		break;
+	case O_RDWR:
+		flags = V9P_DOTL_RDWR;
+		break;
+	default:
+		flags = V9P_DOTL_RDONLY;
+		break;
+	}
+	for (i = 0; i < ARRAY_SIZE(map); i++)
+		if (f_flags & map[i].o)
+			flags |= map[i].l;
+	return flags;
+}
+
+/*
  * Open a file or directory: clone the dentry's fid and Topen the clone,
  * which the open file then owns until release.
  */
@@ -63,8 +104,16 @@ int ninep_file_open(struct inode *inode, struct file *file)
 		err = PTR_ERR(ofid);
 		goto free_of;
 	}
-	mode = S_ISDIR(inode->i_mode) ? V9P_OREAD : ninep_open_mode(file->f_flags);
-	err = ninep_open(ofid, mode);
+	if (ninep_dotl(s)) {
+		/* A directory is only read: Treaddir on an O_RDONLY fid. */
+		err = ninep_lopen(ofid, S_ISDIR(inode->i_mode) ?
+				  V9P_DOTL_RDONLY | V9P_DOTL_DIRECTORY :
+				  ninep_dotl_open_flags(file->f_flags));
+	} else {
+		mode = S_ISDIR(inode->i_mode) ? V9P_OREAD :
+						ninep_open_mode(file->f_flags);
+		err = ninep_open(ofid, mode);
+	}
 	if (err)
 		goto put_fid;
 
@@ -166,11 +215,16 @@ static loff_t ninep_file_llseek(struct file *file, loff_t offset, int whence)
 	return generic_file_llseek(file, offset, whence);
 }
 
-/* Twstat with every field "don't touch" asks the server to commit (stat(5)). */
-static int ninep_file_fsync(struct file *file, loff_t start, loff_t end,
-			    int datasync)
+/*
+ * Tfsync in 9P2000.L; otherwise a Twstat with every field "don't touch"
+ * asks the server to commit (stat(5)). Shared with directories.
+ */
+int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
 	struct v9p_stat st;
+
+	if (ninep_dotl(ninep_inode_session(file_inode(file))))
+		return ninep_fsync(ninep_file_fid(file), datasync);
 
 	v9p_stat_dont_touch(&st);
 	return ninep_wstat(ninep_file_fid(file), &st);
@@ -223,4 +277,20 @@ const struct file_operations ninep_file_fops = {
 	.splice_read	= ninep_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.setlease	= simple_nosetlease,	/* nothing would break a lease */
+};
+
+/* 9P2000.L: the same, with locks the server knows of. */
+const struct file_operations ninep_dotl_file_fops = {
+	.llseek		= ninep_file_llseek,
+	.read_iter	= ninep_file_read_iter,
+	.write_iter	= ninep_file_write_iter,
+	.mmap		= generic_file_readonly_mmap,
+	.open		= ninep_file_open,
+	.release	= ninep_file_release,
+	.fsync		= ninep_file_fsync,
+	.lock		= ninep_file_lock,
+	.flock		= ninep_file_flock,
+	.splice_read	= ninep_splice_read,
+	.splice_write	= iter_file_splice_write,
+	.setlease	= simple_nosetlease,
 };

@@ -264,16 +264,17 @@ static int ninep_iget_set(struct inode *inode, void *data)
 
 /*
  * Find or make the inode of a file: the key is qid.path and the file type,
- * so hard links share an inode. @st (may be NULL) gives the attributes; for
- * a new file without a stat the creator's mode and owner stand in until the
- * next getattr asks the server.
+ * so hard links share an inode. @st (9P2000, .u) or @ga (.L, checked by
+ * ninep_dotl_check()) gives the attributes, or neither: for a new file the
+ * creator's mode and owner then stand in until the next getattr.
  */
-static struct inode *ninep_iget(struct super_block *sb,
-				const struct v9p_qid *qid, umode_t mode,
-			       dev_t rdev, const struct v9p_stat *st)
+struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
+			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
+			 const struct v9p_rgetattr *ga)
 {
 	struct ninep_session *s = ninep_sb_session(sb);
 	struct ninep_iget_key key = { .path = qid->path, .type = mode & S_IFMT };
+	bool dotl = ninep_dotl(s);
 	struct inode *inode;
 
 	inode = iget5_locked(sb, (unsigned long)qid->path, ninep_iget_test,
@@ -289,23 +290,26 @@ static struct inode *ninep_iget(struct super_block *sb,
 		switch (mode & S_IFMT) {
 		case S_IFDIR:
 			set_nlink(inode, 2);
-			inode->i_op = &ninep_dir_iops;
+			inode->i_op = dotl ? &ninep_dotl_dir_iops : &ninep_dir_iops;
 			inode->i_fop = &ninep_dir_fops;
 			break;
 		case S_IFREG:
-			inode->i_op = &ninep_file_iops;
-			inode->i_fop = &ninep_file_fops;
+			inode->i_op = dotl ? &ninep_dotl_file_iops : &ninep_file_iops;
+			inode->i_fop = dotl ? &ninep_dotl_file_fops : &ninep_file_fops;
 			break;
 		case S_IFLNK:
-			inode->i_op = &ninep_symlink_iops;
+			inode->i_op = dotl ? &ninep_dotl_symlink_iops :
+					     &ninep_symlink_iops;
 			break;
 		default:
-			inode->i_op = &ninep_file_iops;
+			inode->i_op = dotl ? &ninep_dotl_file_iops : &ninep_file_iops;
 			init_special_inode(inode, mode, rdev);
 			break;
 		}
 		if (st) {
 			ninep_stat_to_inode(inode, st);
+		} else if (ga) {
+			ninep_getattr_to_inode(inode, ga);
 		} else {
 			inode->i_uid = ninep_extended(s) ? current_fsuid() : s->uid;
 			inode->i_gid = ninep_extended(s) ? current_fsgid() : s->gid;
@@ -314,6 +318,8 @@ static struct inode *ninep_iget(struct super_block *sb,
 		unlock_new_inode(inode);
 	} else if (st) {
 		ninep_stat_to_inode(inode, st);
+	} else if (ga) {
+		ninep_getattr_to_inode(inode, ga);
 	}
 	return inode;
 }
@@ -324,16 +330,18 @@ struct inode *ninep_inode_from_stat(struct super_block *sb,
 	dev_t rdev;
 	umode_t mode = ninep_stat_mode(ninep_sb_session(sb), st, &rdev);
 
-	return ninep_iget(sb, &st->qid, mode, rdev, st);
+	return ninep_iget(sb, &st->qid, mode, rdev, st, NULL);
 }
 
-/* One Tstat on @fid, applied to @inode. */
+/* One Tstat (Tgetattr in .L) on @fid, applied to @inode. */
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 {
 	struct v9p_stat *st;
 
 	if (!fid)
 		return -EIO;
+	if (ninep_dotl(ninep_inode_session(inode)))
+		return ninep_dotl_refresh(inode, fid);
 	st = ninep_stat(fid);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
@@ -483,7 +491,7 @@ static int ninep_create_common(struct inode *dir, struct dentry *dentry,
 		inc_nlink(link_inode);
 		inode = link_inode;
 	} else {
-		inode = ninep_iget(dir->i_sb, &fid->qid, mode, rdev, NULL);
+		inode = ninep_iget(dir->i_sb, &fid->qid, mode, rdev, NULL, NULL);
 		if (IS_ERR(inode)) {
 			err = PTR_ERR(inode);
 			ninep_fid_put(fid);
@@ -652,7 +660,7 @@ static int ninep_vfs_mknod(struct ninep_idmap *idmap, struct inode *dir,
  * Tremove clunks the fid it is given, even when it fails, so it gets a
  * clone: the dentry's own fid stays valid for whoever still holds it.
  */
-static int ninep_remove_dentry(struct dentry *dentry)
+int ninep_remove_dentry(struct dentry *dentry)
 {
 	struct ninep_fid *fid = ninep_dentry_fid(dentry);
 	struct ninep_fid *clone;
@@ -670,7 +678,7 @@ static int ninep_remove_dentry(struct dentry *dentry)
  * or HARDLINKCOUNT), so two names looked up apart can share an inode whose
  * count is 1: never drop below 0.
  */
-static void ninep_drop_nlink(struct inode *inode)
+void ninep_drop_nlink(struct inode *inode)
 {
 	if (inode->i_nlink)
 		drop_nlink(inode);

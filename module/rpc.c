@@ -232,6 +232,12 @@ fail:
 	return ERR_PTR(err);
 }
 
+/* Rerror, or Rlerror in 9P2000.L: the request failed on the server. */
+static bool rc_is_error(u8 type)
+{
+	return type == V9P_RERROR || type == V9P_RLERROR;
+}
+
 /*
  * Take @req out of the tag table (c->lock held) and add it to @list, whose
  * entries req_retired() finishes once the lock is dropped.
@@ -295,7 +301,7 @@ static void __req_retired(struct ninep_client *c, struct list_head *list,
 			 * earns an Rerror).
 			 */
 			if (req->state == REQ_DONE &&
-			    req->rc.type != V9P_RERROR)
+			    !rc_is_error(req->rc.type))
 				req->orphan_fid->established = true;
 			if (recv && current != c->rx_task &&
 			    !READ_ONCE(c->dead)) {
@@ -525,7 +531,7 @@ static void req_abandon(struct ninep_client *c, struct ninep_req *req,
 		req->orphan_fid = fid;
 		fid = NULL;
 	} else if (fid && req->state == REQ_DONE &&
-		   req->rc.type != V9P_RERROR) {
+		   !rc_is_error(req->rc.type)) {
 		/* Answered just now: the server has the fid; clunk it. */
 		fid->established = true;
 	}
@@ -581,6 +587,24 @@ static int rerror_errno(struct ninep_client *c, struct ninep_req *req)
 		 v9p_type_name(req->ttype), req->tag, re->ename.len,
 		 re->ename.s, -e);
 	return -e;
+}
+
+/*
+ * The errno of an Rlerror: the server's number if a user may see it, else
+ * EIO (an errno of the kernel's own, or one no errno is).
+ */
+static int rlerror_errno(struct ninep_client *c, struct ninep_req *req)
+{
+	u32 e = req->rc.rlerror.ecode;
+
+	if (!user_errno(e)) {
+		pr_warn_ratelimited("%s: Rlerror %u to %s is no errno: EIO\n",
+				    c->peer, e, v9p_type_name(req->ttype));
+		e = EIO;
+	}
+	clnt_dbg(c, NINEP_DEBUG_ERROR, "%s (tag %u): Rlerror %d\n",
+		 v9p_type_name(req->ttype), req->tag, -(int)e);
+	return -(int)e;
 }
 
 static bool req_finished(struct ninep_req *req)
@@ -651,6 +675,8 @@ finished:
 		return req->err ? req->err : -EIO;
 	if (req->rc.type == V9P_RERROR)
 		return rerror_errno(c, req);
+	if (req->rc.type == V9P_RLERROR)
+		return rlerror_errno(c, req);
 	return 0;
 }
 
@@ -739,7 +765,7 @@ void ninep_rx_run_deferred(struct ninep_client *c)
 
 static bool reply_type_ok(const struct ninep_req *req, u8 type)
 {
-	return type == req->ttype + 1 || type == V9P_RERROR;
+	return type == req->ttype + 1 || rc_is_error(type);
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <linux/string.h>
 #include <linux/cred.h>
 #include <linux/backing-dev.h>
+#include <linux/statfs.h>
 
 #include "v9fs.h"
 #include "trans.h"
@@ -39,8 +40,10 @@ static const struct constant_table ninep_trans_names[] = {
 
 static const struct constant_table ninep_version_names[] = {
 	{ "9P2000",	V9P_9P2000 },
+	{ "9P2000.L",	V9P_9P2000L },
 	{ "9P2000.u",	V9P_9P2000U },
 	{ "9p2000",	V9P_9P2000 },
+	{ "9p2000.L",	V9P_9P2000L },
 	{ "9p2000.u",	V9P_9P2000U },
 	{}
 };
@@ -202,10 +205,12 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 	if (s->copts.trans == NINEP_TRANS_FD)
 		seq_printf(m, ",rfdno=%d,wfdno=%d", s->copts.rfd, s->copts.wfd);
 	seq_printf(m, ",msize=%u", ninep_client_msize(s->clnt));
-	seq_printf(m, ",version=%s",
-		   ninep_extended(s) ? "9p2000.u" : "9p2000");
-	if (!ninep_extended(s))
-		seq_puts(m, ",noextend");
+	if (ninep_dotl(s))
+		seq_puts(m, ",version=9p2000.L");
+	else if (ninep_extended(s))
+		seq_puts(m, ",version=9p2000.u");
+	else
+		seq_puts(m, ",version=9p2000,noextend");
 	seq_show_option(m, "name", s->uname);
 	if (s->aname && *s->aname)
 		seq_show_option(m, "aname", s->aname);
@@ -232,11 +237,49 @@ static void ninep_umount_begin(struct super_block *sb)
 		ninep_client_abort(s->clnt);
 }
 
+/*
+ * statfs: the server's file system through Tstatfs in 9P2000.L; the other
+ * dialects have no such message and report nothing (simple_statfs).
+ */
+static int ninep_statfs_vfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
+	struct ninep_fid *fid = ninep_dentry_fid(dentry->d_sb->s_root);
+	struct v9p_rstatfs st;
+	int err;
+
+	if (!ninep_dotl(s))
+		return simple_statfs(dentry, buf);
+	if (!fid)
+		return -EIO;
+	err = ninep_statfs(fid, &st);
+	if (err)
+		return err;
+	if (!st.bsize || st.bfree > st.blocks || st.bavail > st.blocks ||
+	    st.ffree > st.files) {
+		pr_warn_ratelimited("Rstatfs from %s is inconsistent (bsize %u, blocks %llu/%llu/%llu, files %llu/%llu): EIO\n",
+				    s->addr ? s->addr : "?", st.bsize, st.blocks,
+				    st.bfree, st.bavail, st.files, st.ffree);
+		return -EIO;
+	}
+	buf->f_type = NINEP_MAGIC;
+	buf->f_bsize = st.bsize;
+	buf->f_frsize = st.bsize;
+	buf->f_blocks = st.blocks;
+	buf->f_bfree = st.bfree;
+	buf->f_bavail = st.bavail;
+	buf->f_files = st.files;
+	buf->f_ffree = st.ffree;
+	buf->f_fsid = u64_to_fsid(st.fsid);
+	buf->f_namelen = min_t(u32, st.namelen, NAME_MAX);
+	return 0;
+}
+
 static const struct super_operations ninep_super_ops = {
 	.alloc_inode	= ninep_alloc_inode,
 	.free_inode	= ninep_free_inode,
 	.drop_inode	= generic_delete_inode,
-	.statfs		= simple_statfs,
+	.statfs		= ninep_statfs_vfs,
 	.show_options	= ninep_show_options,
 	.umount_begin	= ninep_umount_begin,
 };
@@ -262,7 +305,8 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 		return err;
 	}
 	s->dialect = ninep_client_dialect(s->clnt);
-	if (s->dialect != V9P_9P2000 && s->dialect != V9P_9P2000U) {
+	if (s->dialect != V9P_9P2000 && s->dialect != V9P_9P2000U &&
+	    s->dialect != V9P_9P2000L) {
 		errorfc(fc, "server negotiated a dialect this client cannot use");
 		return -EPROTONOSUPPORT;
 	}
@@ -275,10 +319,15 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = NINEP_MAGIC;
 	sb->s_op = &ninep_super_ops;
 	sb->s_d_op = &ninep_dentry_ops;
-	/* 9P2000 times are whole seconds, unsigned 32-bit. */
-	sb->s_time_gran = NSEC_PER_SEC;
-	sb->s_time_min = 0;
-	sb->s_time_max = U32_MAX;
+	if (ninep_dotl(s)) {
+		/* 9P2000.L times: 64-bit seconds and nanoseconds. */
+		sb->s_time_gran = 1;
+	} else {
+		/* 9P2000 times are whole seconds, unsigned 32-bit. */
+		sb->s_time_gran = NSEC_PER_SEC;
+		sb->s_time_min = 0;
+		sb->s_time_max = U32_MAX;
+	}
 	/* atime is the server's business: never dirty an inode for it here. */
 	sb->s_flags |= SB_NOATIME | SB_NODIRATIME;
 
@@ -303,6 +352,21 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 		return err;
 	}
 
+	if (ninep_dotl(s)) {
+		inode = ninep_dotl_inode_from_fid(sb, root_fid);
+		if (IS_ERR(inode)) {
+			err = PTR_ERR(inode);
+			errorfc(fc, "getattr of the root failed: error %d", err);
+			goto put_fid;
+		}
+		if (!S_ISDIR(inode->i_mode)) {
+			iput(inode);
+			errorfc(fc, "the attached root is not a directory");
+			err = -ENOTDIR;
+			goto put_fid;
+		}
+		goto make_root;
+	}
 	st = ninep_stat(root_fid);
 	if (IS_ERR(st)) {
 		err = PTR_ERR(st);
@@ -322,6 +386,7 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto put_fid;
 	}
 
+make_root:
 	root = d_make_root(inode);
 	if (!root) {
 		err = -ENOMEM;

@@ -84,6 +84,11 @@ static inline bool ninep_extended(const struct ninep_session *s)
 	return s->dialect == V9P_9P2000U;
 }
 
+static inline bool ninep_dotl(const struct ninep_session *s)
+{
+	return s->dialect == V9P_9P2000L;
+}
+
 /* The fid a dentry holds (walked from its parent's); NULL if it has none. */
 static inline struct ninep_fid *ninep_dentry_fid(const struct dentry *dentry)
 {
@@ -122,6 +127,20 @@ void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st);
 void ninep_i_size_set(struct inode *inode, loff_t size, bool grow);
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid);
 void ninep_dentry_set_fid(struct dentry *dentry, struct ninep_fid *fid);
+struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
+			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
+			 const struct v9p_rgetattr *ga);
+int ninep_remove_dentry(struct dentry *dentry);
+void ninep_drop_nlink(struct inode *inode);
+
+/* inode_dotl.c: the 9P2000.L inode operations */
+extern const struct inode_operations ninep_dotl_dir_iops;
+extern const struct inode_operations ninep_dotl_file_iops;
+extern const struct inode_operations ninep_dotl_symlink_iops;
+void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga);
+int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid);
+struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
+					struct ninep_fid *fid);
 
 /* dir.c */
 extern const struct file_operations ninep_dir_fops;
@@ -131,7 +150,14 @@ unsigned int ninep_dtype(const struct ninep_session *s, const struct v9p_stat *s
 extern const struct file_operations ninep_file_fops;
 extern const struct address_space_operations ninep_aops;
 u8 ninep_open_mode(unsigned int f_flags);
+u32 ninep_dotl_open_flags(unsigned int f_flags);
 int ninep_file_open(struct inode *inode, struct file *file);
 int ninep_file_release(struct inode *inode, struct file *file);
+int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+extern const struct file_operations ninep_dotl_file_fops;
+
+/* lock.c: 9P2000.L locks */
+int ninep_file_lock(struct file *filp, int cmd, struct file_lock *fl);
+int ninep_file_flock(struct file *filp, int cmd, struct file_lock *fl);
 
 #endif /* NINEP_H */

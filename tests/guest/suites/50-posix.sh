@@ -4,7 +4,8 @@
 # client (9p, the reference) and on ours (9P), all against one v9fsd export.
 #   tmpfs                                       the baseline
 #   9p  tcp  9p2000.u, 9p2000.L                 the reference
-#   9P  tcp  9p2000, 9p2000.u; unix, fd 9p2000.u ours
+#   9P  tcp  9p2000, 9p2000.u, 9p2000.L; unix, fd 9p2000.u ours
+# then flock(2) and fcntl(2) locks across two 9p2000.L mounts, on both clients.
 # A check that fails on ours and also on the in-tree client with the same dialect
 # is reported as a SKIP for ours, naming the reason, rather than hidden.
 . /v9fs/tests/lib.sh
@@ -106,7 +107,8 @@ if ! load_client 9P > "$OUT/insmod.txt" 2>&1; then
 	not_ok "mount 9P: insmod $V9FS_KO failed: $(cat "$OUT/insmod.txt")"
 	ours_ok=0
 fi
-for run in tcp:9p2000:$ENTRIES tcp:9p2000.u:$ENTRIES unix:9p2000.u:$SMALL fd:9p2000.u:$SMALL; do
+for run in tcp:9p2000:$ENTRIES tcp:9p2000.u:$ENTRIES tcp:9p2000.L:$ENTRIES \
+	unix:9p2000.u:$SMALL fd:9p2000.u:$SMALL; do
 	t=${run%%:*}
 	rest=${run#*:}
 	d=${rest%%:*}
@@ -123,6 +125,11 @@ for run in tcp:9p2000:$ENTRIES tcp:9p2000.u:$ENTRIES unix:9p2000.u:$SMALL fd:9p2
 		skip "$label: posix-suite" "mount failed"
 		continue
 	fi
+	if grep -q " $m 9P .*version=$d[,\ ]" /proc/mounts; then
+		ok "$label: /proc/mounts shows version=$d"
+	else
+		not_ok "$label: /proc/mounts shows version=$d: $(grep " $m " /proc/mounts)"
+	fi
 	ref=
 	[ -f "$OUT/ref.$d" ] && ref=$OUT/ref.$d
 	run_suite "$label" $m $d $n $ref
@@ -134,6 +141,100 @@ if [ $ours_ok -eq 1 ]; then
 	else
 		not_ok "9P: module unloads after the posix runs: $(cat "$OUT/rmmod.txt")"
 	fi
+fi
+
+# --- locks across two mounts (9p2000.L: Tlock, Tgetlock) ------------------------------
+# lockrun (flock(2), fcntl(2) with -p) on one mount and on a second mount of the
+# same export: while the first
+# holds the lock the second is refused (only the server can tell), a blocking
+# request gets the lock once it is let go, and a signal ends a blocked request.
+# The in-tree client runs them first, as a reference only (with v9fsd it fails
+# several: its failures are shown as diagnostics); a failure it shares is a SKIP
+# for ours.
+: > "$OUT/lock-ref-fails"
+lock_result() { # lock_result CLIENT PASSED TEXT
+	if [ "$2" = 1 ]; then
+		ok "$1/tcp/9p2000.L: locks: $3"
+	elif [ "$1" = 9p ]; then
+		# the reference's own shortcomings are shown, not counted
+		echo "$3" >> "$OUT/lock-ref-fails"
+		diag "9p/tcp/9p2000.L (reference only): locks: $3: no"
+	elif grep -qxF "$3" "$OUT/lock-ref-fails"; then
+		skip "$1/tcp/9p2000.L: locks: $3" "the in-tree client fails this too"
+	else
+		not_ok "$1/tcp/9p2000.L: locks: $3"
+	fi
+}
+
+LOCKRUN=/v9fs/bin/lockrun
+# lock_hold FILE [-p]: lock FILE in the background until $OUT/release exists;
+# returns once the lock is held (or after 30 s). Sets HOLDER.
+lock_hold() {
+	rm -f "$OUT/held" "$OUT/release"
+	timeout 120 $LOCKRUN ${2:-} "$1" "touch $OUT/held; while [ ! -e $OUT/release ]; do sleep 0.2; done" &
+	HOLDER=$!
+	_i=0
+	while [ ! -e "$OUT/held" ] && [ $_i -lt 150 ]; do sleep 0.2; _i=$((_i + 1)); done
+}
+
+lock_checks() { # lock_checks CLIENT
+	_c=$1 _a=/mnt/lock-$1-a _b=/mnt/lock-$1-b
+	if ! mount_9p $_c tcp 9p2000.L $PORT $_a > "$OUT/mount.txt" 2>&1 ||
+	   ! mount_9p $_c tcp 9p2000.L $PORT $_b > "$OUT/mount.txt" 2>&1; then
+		not_ok "$_c/tcp/9p2000.L: locks: mount the export twice: $(tail -n 1 "$OUT/mount.txt")"
+		umount_9p $_a 2> /dev/null
+		return
+	fi
+	: > "$_a/lockfile"
+	lock_hold "$_a/lockfile"
+	lock_result $_c "$([ -e "$OUT/held" ] && echo 1)" "flock on the first mount"
+	timeout 30 $LOCKRUN -n "$_b/lockfile" true
+	lock_result $_c "$([ $? -eq 1 ] && echo 1)" "exclusive flock -n on the second mount fails while it is held"
+	timeout 30 $LOCKRUN -n -s "$_b/lockfile" true
+	lock_result $_c "$([ $? -eq 1 ] && echo 1)" "shared flock -n on the second mount fails while it is held"
+	rm -f "$OUT/got"
+	timeout 60 $LOCKRUN "$_b/lockfile" "touch $OUT/got" &
+	_w=$!
+	sleep 2
+	lock_result $_c "$([ ! -e "$OUT/got" ] && echo 1)" "a blocking flock on the second mount waits"
+	touch "$OUT/release"
+	wait $HOLDER
+	wait $_w
+	_r=$?
+	lock_result $_c "$([ $_r -eq 0 ] && [ -e "$OUT/got" ] && echo 1)" \
+		"the waiting flock gets the lock once it is released"
+	timeout 30 $LOCKRUN -n "$_b/lockfile" true
+	lock_result $_c "$([ $? -eq 0 ] && echo 1)" "flock -n on the second mount succeeds after the release"
+	lock_hold "$_a/lockfile"
+	_t0=$(date +%s)
+	timeout -s INT 3 $LOCKRUN "$_b/lockfile" true
+	_r=$? _t1=$(date +%s)
+	lock_result $_c "$([ $_r -ne 0 ] && [ $((_t1 - _t0)) -lt 20 ] && echo 1)" \
+		"a signal ends a blocked flock"
+	touch "$OUT/release"
+	wait $HOLDER
+	timeout 30 $LOCKRUN -n "$_b/lockfile" true
+	lock_result $_c "$([ $? -eq 0 ] && echo 1)" "the lock is free after the holder closed the file"
+	lock_hold "$_a/lockfile" -p
+	lock_result $_c "$([ -e "$OUT/held" ] && echo 1)" "fcntl write lock on the first mount"
+	timeout 30 $LOCKRUN -p -n "$_b/lockfile" true
+	lock_result $_c "$([ $? -eq 1 ] && echo 1)" "fcntl F_SETLK on the second mount fails while it is held"
+	touch "$OUT/release"
+	wait $HOLDER
+	timeout 30 $LOCKRUN -p -n "$_b/lockfile" true
+	lock_result $_c "$([ $? -eq 0 ] && echo 1)" "fcntl F_SETLK on the second mount succeeds after the release"
+	rm -f "$_a/lockfile"
+	umount_9p $_b || not_ok "$_c/tcp/9p2000.L: locks: umount"
+	umount_9p $_a || not_ok "$_c/tcp/9p2000.L: locks: umount"
+}
+
+if load_client 9p; then
+	lock_checks 9p
+	unload_client 9p
+fi
+if [ $ours_ok -eq 1 ] && load_client 9P; then
+	lock_checks 9P
+	rmmod 9p2000 || not_ok "9P: module unloads after the lock checks"
 fi
 
 v9fsd_stop

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The 9P2000.L inode and dentry operations: attributes from Tgetattr
+ * (Linux modes, numeric owners, nanosecond times, link counts, devices),
+ * and one message per operation where 9P2000 needed Tcreate tricks and
+ * Twstat: Tlcreate, Tmkdir, Tsymlink, Tmknod, Tlink, Trenameat,
+ * Tunlinkat, Tsetattr, Treadlink.
+ *
+ * Fids, the inode cache and dentry lifetimes are shared with the other
+ * dialects (inode.c): each positive dentry holds one fid walked from its
+ * parent's, and nothing is cached beyond the dentries in use.
+ *
+ * Everything in an Rgetattr is the server's word: ninep_dotl_check()
+ * refuses a reply whose file type, times, size or device are not ones a
+ * Linux inode can hold, before any of it reaches an inode.
+ */
+#define pr_fmt(fmt) "9p2000: " fmt
+
+#include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/cred.h>
+#include <linux/stat.h>
+#include <linux/kdev_t.h>
+
+#include "v9fs.h"
+
+/* What lookup and getattr ask for: everything a struct stat shows. */
+#define NINEP_DOTL_MASK	V9P_GETATTR_BASIC
+
+/*
+ * A wire rdev is a user-space dev_t (glibc's encoding): 12 bits of major
+ * and 20 of minor fit a kernel dev_t; more does not. 0 or -EIO.
+ */
+static int ninep_dotl_rdev(u64 wire, dev_t *rdev)
+{
+	u64 major = ((wire >> 8) & 0xfff) | ((wire >> 32) & ~0xfffULL);
+	u64 minor = (wire & 0xff) | ((wire >> 12) & ~0xffULL);
+
+	if (major > MAJOR(~0U) || minor > MINOR(~0U))
+		return -EIO;
+	*rdev = MKDEV((u32)major, (u32)minor);
+	return 0;
+}
+
+static bool ninep_dotl_type_ok(u32 mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+	case S_IFDIR:
+	case S_IFLNK:
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+	case S_IFSOCK:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Whether an Rgetattr can be applied: a known file type, nanoseconds
+ * below a second, a size an inode holds and a device a dev_t holds.
+ * Logs what is wrong; 0 or -EIO.
+ */
+static int ninep_dotl_check(const struct v9p_rgetattr *ga)
+{
+	const char *bad = NULL;
+	dev_t rdev;
+
+	if (!(ga->valid & V9P_GETATTR_MODE))
+		bad = "no mode";
+	else if (!ninep_dotl_type_ok(ga->mode) || (ga->mode & ~(u32)(S_IFMT | 07777)))
+		bad = "a mode of no known file type";
+	else if (ga->atime_nsec >= NSEC_PER_SEC || ga->mtime_nsec >= NSEC_PER_SEC ||
+		 ga->ctime_nsec >= NSEC_PER_SEC)
+		bad = "a time with a second or more of nanoseconds";
+	else if (ga->size > MAX_LFS_FILESIZE)
+		bad = "a size beyond what a file may hold";
+	else if (ninep_dotl_rdev(ga->rdev, &rdev))
+		bad = "a device number a dev_t cannot hold";
+	if (!bad)
+		return 0;
+	pr_warn_ratelimited("Rgetattr of qid %llx has %s (mode 0%o): EIO\n",
+			    ga->qid.path, bad, ga->mode);
+	return -EIO;
+}
+
+/*
+ * Apply a checked Rgetattr to @inode. As in ninep_stat_to_inode(), the file
+ * type of an existing inode never changes here.
+ */
+void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga)
+{
+	struct ninep_session *s = ninep_inode_session(inode);
+	umode_t type = inode->i_mode & S_IFMT;
+	struct timespec64 ts;
+	kuid_t uid;
+	kgid_t gid;
+
+	if (!type)
+		type = ga->mode & S_IFMT;
+	inode->i_mode = type | (ga->mode & 07777);
+	if (ga->valid & V9P_GETATTR_UID) {
+		uid = make_kuid(&init_user_ns, ga->uid);
+		inode->i_uid = uid_valid(uid) ? uid : s->uid;
+	}
+	if (ga->valid & V9P_GETATTR_GID) {
+		gid = make_kgid(&init_user_ns, ga->gid);
+		inode->i_gid = gid_valid(gid) ? gid : s->gid;
+	}
+	if (ga->valid & V9P_GETATTR_NLINK)
+		set_nlink(inode, min_t(u64, ga->nlink, U32_MAX));
+	if (ga->valid & V9P_GETATTR_ATIME) {
+		ts.tv_sec = (s64)ga->atime_sec;
+		ts.tv_nsec = ga->atime_nsec;
+		ninep_set_atime(inode, ts);
+	}
+	if (ga->valid & V9P_GETATTR_MTIME) {
+		ts.tv_sec = (s64)ga->mtime_sec;
+		ts.tv_nsec = ga->mtime_nsec;
+		ninep_set_mtime(inode, ts);
+	}
+	if (ga->valid & V9P_GETATTR_CTIME) {
+		ts.tv_sec = (s64)ga->ctime_sec;
+		ts.tv_nsec = ga->ctime_nsec;
+		inode_set_ctime_to_ts(inode, ts);
+	}
+	if ((ga->valid & V9P_GETATTR_SIZE) && !S_ISDIR(inode->i_mode))
+		ninep_i_size_set(inode, ga->size, false);
+	if (ga->valid & V9P_GETATTR_BLOCKS)
+		inode->i_blocks = ga->blocks;
+	NINEP_I(inode)->qid.version = ga->qid.version;
+}
+
+/* Tgetattr on @fid, checked, applied to @inode. */
+int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid)
+{
+	struct v9p_rgetattr ga;
+	int err;
+
+	err = ninep_getattr(fid, NINEP_DOTL_MASK, &ga);
+	if (!err)
+		err = ninep_dotl_check(&ga);
+	if (err)
+		return err;
+	ninep_getattr_to_inode(inode, &ga);
+	return 0;
+}
+
+/* The inode of the file @fid is on, from one Tgetattr. */
+struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
+					struct ninep_fid *fid)
+{
+	struct v9p_rgetattr ga;
+	dev_t rdev = 0;
+	int err;
+
+	err = ninep_getattr(fid, NINEP_DOTL_MASK, &ga);
+	if (!err)
+		err = ninep_dotl_check(&ga);
+	if (err)
+		return ERR_PTR(err);
+	if (S_ISCHR(ga.mode) || S_ISBLK(ga.mode))
+		ninep_dotl_rdev(ga.rdev, &rdev);
+	return ninep_iget(sb, &ga.qid, ga.mode, rdev, NULL, &ga);
+}
+
+static struct ninep_fid *ninep_dotl_parent_fid(struct dentry *dentry)
+{
+	return ninep_dentry_fid(dentry->d_parent);
+}
+
+static u32 ninep_dotl_gid(void)
+{
+	return from_kgid(&init_user_ns, current_fsgid());
+}
+
+/*
+ * Walk from the parent's fid to @dentry's name and find its inode with a
+ * Tgetattr; the new fid goes on @dentry. A name not there is -ENOENT.
+ */
+static struct inode *ninep_dotl_walk_dentry(struct inode *dir,
+					    struct dentry *dentry)
+{
+	const char *name = dentry->d_name.name;
+	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *fid;
+	struct inode *inode;
+
+	if (!dfid)
+		return ERR_PTR(-EIO);
+	fid = ninep_walk(dfid, 1, &name);
+	if (IS_ERR(fid))
+		return ERR_CAST(fid);
+	inode = ninep_dotl_inode_from_fid(dir->i_sb, fid);
+	if (IS_ERR(inode)) {
+		ninep_fid_put(fid);
+		return inode;
+	}
+	ninep_dentry_set_fid(dentry, fid);
+	return inode;
+}
+
+static struct dentry *ninep_dotl_lookup(struct inode *dir, struct dentry *dentry,
+					unsigned int flags)
+{
+	struct inode *inode;
+
+	ninep_vfs_dbg(ninep_inode_session(dir), "%pd\n", dentry);
+	if (dentry->d_name.len > NAME_MAX)
+		return ERR_PTR(-ENAMETOOLONG);
+	inode = ninep_dotl_walk_dentry(dir, dentry);
+	if (IS_ERR(inode)) {
+		if (PTR_ERR(inode) != -ENOENT)
+			return ERR_CAST(inode);
+		inode = NULL;
+	}
+	return d_splice_alias(inode, dentry);
+}
+
+/* After the server made @dentry's name: walk to it and instantiate it. */
+static int ninep_dotl_instantiate(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = ninep_dotl_walk_dentry(dir, dentry);
+
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+/*
+ * Tlcreate on a clone of the parent's fid, which becomes the open file:
+ * given back through @ofidp, or put when @ofidp is NULL. O_EXCL always
+ * goes with it, so that an existing name is -EEXIST and never opened as
+ * if it had been created.
+ */
+static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
+				  umode_t mode, unsigned int f_flags,
+				  struct ninep_fid **ofidp)
+{
+	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *ofid;
+	u32 flags;
+	int err;
+
+	ninep_vfs_dbg(ninep_inode_session(dir), "%pd mode 0%o flags 0%o\n",
+		      dentry, mode, f_flags);
+	if (dentry->d_name.len > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!dfid)
+		return -EIO;
+	ofid = ninep_walk(dfid, 0, NULL);
+	if (IS_ERR(ofid))
+		return PTR_ERR(ofid);
+	flags = ninep_dotl_open_flags(f_flags & ~O_TRUNC) |
+		V9P_DOTL_CREATE | V9P_DOTL_EXCL;
+	err = ninep_lcreate(ofid, dentry->d_name.name, flags, mode & 07777,
+			    ninep_dotl_gid());
+	if (!err)
+		err = ninep_dotl_instantiate(dir, dentry);
+	if (err || !ofidp)
+		ninep_fid_put(ofid);
+	else
+		*ofidp = ofid;
+	return err;
+}
+
+static int ninep_dotl_create(struct ninep_idmap *idmap, struct inode *dir,
+			     struct dentry *dentry, umode_t mode, bool excl)
+{
+	return ninep_dotl_create_file(dir, dentry, mode, O_RDONLY, NULL);
+}
+
+static int ninep_dotl_open_created(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+/*
+ * open(O_CREAT) in one Tlcreate. A name another client made since our
+ * lookup is opened the ordinary way unless O_EXCL is set.
+ */
+static int ninep_dotl_atomic_open(struct inode *dir, struct dentry *dentry,
+				  struct file *file, unsigned int flags,
+				  umode_t mode)
+{
+	struct dentry *res = NULL;
+	struct ninep_open_file *of;
+	struct ninep_fid *ofid;
+	int err;
+
+	if (d_in_lookup(dentry)) {
+		res = ninep_dotl_lookup(dir, dentry, 0);
+		if (IS_ERR(res))
+			return PTR_ERR(res);
+		if (res)
+			dentry = res;
+	}
+	if (!(flags & O_CREAT) || d_really_is_positive(dentry))
+		return finish_no_open(file, res);
+
+	of = kzalloc(sizeof(*of), GFP_KERNEL);
+	if (!of) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = ninep_dotl_create_file(dir, dentry, mode, flags, &ofid);
+	if (err == -EEXIST && !(flags & O_EXCL)) {
+		kfree(of);
+		err = ninep_dotl_instantiate(dir, dentry);
+		if (err)
+			goto out;
+		return finish_no_open(file, res);
+	}
+	if (err) {
+		kfree(of);
+		goto out;
+	}
+	of->fid = ofid;
+	file->private_data = of;
+	file->f_mode |= FMODE_CREATED;
+	err = finish_open(file, dentry, ninep_dotl_open_created);
+	if (err) {
+		file->private_data = NULL;
+		ninep_fid_put(ofid);
+		kfree(of);
+	}
+out:
+	dput(res);
+	return err;
+}
+
+static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
+			    struct dentry *dentry, umode_t mode)
+{
+	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	int err;
+
+	if (dentry->d_name.len > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!dfid)
+		return -EIO;
+	err = ninep_mkdir(dfid, dentry->d_name.name, mode & 07777,
+			  ninep_dotl_gid(), NULL);
+	if (!err)
+		err = ninep_dotl_instantiate(dir, dentry);
+	return err;
+}
+
+static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
+			      struct dentry *dentry, const char *target)
+{
+	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	int err;
+
+	if (dentry->d_name.len > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!dfid)
+		return -EIO;
+	err = ninep_symlink(dfid, dentry->d_name.name, target,
+			    ninep_dotl_gid(), NULL);
+	if (!err)
+		err = ninep_dotl_instantiate(dir, dentry);
+	return err;
+}
+
+static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
+			    struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	int err;
+
+	if (!ninep_dotl_type_ok(mode) || S_ISDIR(mode) || S_ISLNK(mode))
+		return -EINVAL;
+	if (dentry->d_name.len > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!dfid)
+		return -EIO;
+	err = ninep_mknod(dfid, dentry->d_name.name, mode & (S_IFMT | 07777),
+			  MAJOR(rdev), MINOR(rdev), ninep_dotl_gid(), NULL);
+	if (!err)
+		err = ninep_dotl_instantiate(dir, dentry);
+	return err;
+}
+
+/* Tlink; the new name's walk finds the shared inode with its new count. */
+static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
+			   struct dentry *dentry)
+{
+	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *fid = ninep_dentry_fid(old_dentry);
+	int err;
+
+	if (dentry->d_name.len > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!dfid || !fid)
+		return -EIO;
+	err = ninep_link(dfid, fid, dentry->d_name.name);
+	if (!err)
+		err = ninep_dotl_instantiate(dir, dentry);
+	return err;
+}
+
+/*
+ * A server without the newer call answers EOPNOTSUPP, or "function not
+ * implemented": Rlerror carries Linux's generic errno numbers, in which
+ * that is 38 (spelled out here: the kernel keeps its own name of it for
+ * bad system call numbers).
+ */
+#define NINEP_WIRE_NOSYS	38
+
+static bool ninep_dotl_unsupported(int err)
+{
+	return err == -EOPNOTSUPP || err == -NINEP_WIRE_NOSYS;
+}
+
+static int ninep_dotl_remove(struct inode *dir, struct dentry *dentry,
+			     u32 flags)
+{
+	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	int err;
+
+	if (!dfid)
+		return -EIO;
+	err = ninep_unlinkat(dfid, dentry->d_name.name, flags);
+	if (ninep_dotl_unsupported(err))
+		err = ninep_remove_dentry(dentry);
+	return err;
+}
+
+static int ninep_dotl_unlink(struct inode *dir, struct dentry *dentry)
+{
+	int err = ninep_dotl_remove(dir, dentry, 0);
+
+	if (!err)
+		ninep_drop_nlink(d_inode(dentry));
+	return err;
+}
+
+static int ninep_dotl_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	int err = ninep_dotl_remove(dir, dentry, V9P_DOTL_AT_REMOVEDIR);
+
+	if (!err)
+		clear_nlink(d_inode(dentry));
+	return err;
+}
+
+/*
+ * Trenameat, across directories too; Trename for a server without it.
+ * RENAME_NOREPLACE rests on the VFS's check that the target is negative:
+ * 9P2000.L has no flag for it, so a name another client makes in between
+ * is replaced.
+ */
+static int ninep_dotl_rename(struct ninep_idmap *idmap, struct inode *old_dir,
+			     struct dentry *old_dentry, struct inode *new_dir,
+			     struct dentry *new_dentry, unsigned int flags)
+{
+	struct ninep_fid *odfid = ninep_dotl_parent_fid(old_dentry);
+	struct ninep_fid *ndfid = ninep_dotl_parent_fid(new_dentry);
+	struct ninep_fid *fid = ninep_dentry_fid(old_dentry);
+	struct inode *target = d_inode(new_dentry);
+	int err;
+
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL;
+	if (!odfid || !ndfid || !fid)
+		return -EIO;
+	err = ninep_renameat(odfid, old_dentry->d_name.name, ndfid,
+			     new_dentry->d_name.name);
+	if (ninep_dotl_unsupported(err))
+		err = ninep_rename(fid, ndfid, new_dentry->d_name.name);
+	if (err)
+		return err;
+	if (target) {
+		if (S_ISDIR(target->i_mode))
+			clear_nlink(target);
+		else
+			ninep_drop_nlink(target);
+	}
+	return 0;
+}
+
+static int ninep_dotl_getattr(struct ninep_idmap *idmap, const struct path *path,
+			      struct kstat *stat, u32 request_mask,
+			      unsigned int query_flags)
+{
+	struct dentry *dentry = path->dentry;
+	struct inode *inode = d_inode(dentry);
+	struct ninep_fid *fid = ninep_dentry_fid(dentry);
+	int err;
+
+	if (!(query_flags & AT_STATX_DONT_SYNC)) {
+		err = fid ? ninep_dotl_refresh(inode, fid) : -EIO;
+		/* An unlinked file still open keeps its last attributes. */
+		if (err && inode->i_nlink)
+			return err;
+	}
+	ninep_fillattr(idmap, request_mask, inode, stat);
+	return 0;
+}
+
+static void ninep_dotl_set_time(u32 *valid, u32 bit, u32 set_bit,
+				bool explicit, struct timespec64 ts,
+				u64 *sec, u64 *nsec)
+{
+	*valid |= bit;
+	if (explicit) {
+		*valid |= set_bit;
+		*sec = (u64)ts.tv_sec;
+		*nsec = ts.tv_nsec;
+	}
+}
+
+/*
+ * chmod, chown, truncate and times in one Tsetattr. A time without its
+ * _SET flag is "now" on the server's clock, as utimensat(UTIME_NOW).
+ */
+static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
+			      struct iattr *iattr)
+{
+	struct inode *inode = d_inode(dentry);
+	unsigned int valid = iattr->ia_valid;
+	struct v9p_tsetattr sa = {};
+	struct ninep_fid *fid;
+	int err;
+
+	err = setattr_prepare(idmap, dentry, iattr);
+	if (err)
+		return err;
+
+	if (valid & ATTR_MODE) {
+		sa.valid |= V9P_SETATTR_MODE;
+		sa.mode = iattr->ia_mode & 07777;
+	}
+	if (valid & ATTR_UID) {
+		sa.valid |= V9P_SETATTR_UID;
+		sa.uid = from_kuid(&init_user_ns, iattr->ia_uid);
+	}
+	if (valid & ATTR_GID) {
+		sa.valid |= V9P_SETATTR_GID;
+		sa.gid = from_kgid(&init_user_ns, iattr->ia_gid);
+	}
+	if (valid & ATTR_SIZE) {
+		sa.valid |= V9P_SETATTR_SIZE;
+		sa.size = iattr->ia_size;
+	}
+	if (valid & ATTR_ATIME)
+		ninep_dotl_set_time(&sa.valid, V9P_SETATTR_ATIME,
+				    V9P_SETATTR_ATIME_SET, valid & ATTR_ATIME_SET,
+				    iattr->ia_atime, &sa.atime_sec, &sa.atime_nsec);
+	if (valid & ATTR_MTIME)
+		ninep_dotl_set_time(&sa.valid, V9P_SETATTR_MTIME,
+				    V9P_SETATTR_MTIME_SET, valid & ATTR_MTIME_SET,
+				    iattr->ia_mtime, &sa.mtime_sec, &sa.mtime_nsec);
+	if (valid & ATTR_CTIME)
+		sa.valid |= V9P_SETATTR_CTIME;
+	/* open(O_TRUNC): Tlopen carried the flag, the server has truncated. */
+	if (valid & ATTR_OPEN)
+		sa.valid = 0;
+
+	if (sa.valid) {
+		if ((valid & ATTR_FILE) && iattr->ia_file &&
+		    iattr->ia_file->private_data)
+			fid = ninep_file_fid(iattr->ia_file);
+		else
+			fid = ninep_dentry_fid(dentry);
+		if (!fid)
+			return -EIO;
+		err = ninep_setattr(fid, &sa);
+		if (err)
+			return err;
+	}
+	if ((valid & ATTR_SIZE) && iattr->ia_size != i_size_read(inode))
+		truncate_setsize(inode, iattr->ia_size);
+	setattr_copy(idmap, inode, iattr);
+	return 0;
+}
+
+static const char *ninep_dotl_get_link(struct dentry *dentry,
+				       struct inode *inode,
+				       struct delayed_call *done)
+{
+	struct ninep_fid *fid;
+	char *target;
+
+	if (!dentry)
+		return ERR_PTR(-ECHILD);
+	fid = ninep_dentry_fid(dentry);
+	if (!fid)
+		return ERR_PTR(-EIO);
+	target = ninep_readlink(fid);
+	if (IS_ERR(target))
+		return target;
+	set_delayed_call(done, kfree_link, target);
+	return target;
+}
+
+const struct inode_operations ninep_dotl_dir_iops = {
+	.lookup		= ninep_dotl_lookup,
+	.create		= ninep_dotl_create,
+	.atomic_open	= ninep_dotl_atomic_open,
+	.link		= ninep_dotl_link,
+	.unlink		= ninep_dotl_unlink,
+	.symlink	= ninep_dotl_symlink,
+	.mkdir		= ninep_dotl_mkdir,
+	.rmdir		= ninep_dotl_rmdir,
+	.mknod		= ninep_dotl_mknod,
+	.rename		= ninep_dotl_rename,
+	.getattr	= ninep_dotl_getattr,
+	.setattr	= ninep_dotl_setattr,
+};
+
+const struct inode_operations ninep_dotl_file_iops = {
+	.getattr	= ninep_dotl_getattr,
+	.setattr	= ninep_dotl_setattr,
+};
+
+const struct inode_operations ninep_dotl_symlink_iops = {
+	.get_link	= ninep_dotl_get_link,
+	.getattr	= ninep_dotl_getattr,
+	.setattr	= ninep_dotl_setattr,
+};
