@@ -108,7 +108,7 @@ bad "port=$P,msize=2048" "msize=2048"
 bad "port=$P,maxdata=100" "maxdata=100"
 bad "proto=udp,port=$P" "'proto'"
 bad "trans=rdma,port=$P" "'trans'"
-bad "port=$P,version=9p2000.L" "'version'"
+bad "port=$P,version=9p2000.X" "'version'"
 bad "port=$P,uid=abc" "'uid'"
 bad "port=$P,uid=4294967295" "uid=4294967295"
 bad "port=$P,gid=x" "'gid'"
@@ -120,6 +120,12 @@ bad "port=$P,tcp=yes" "'tcp'"
 bad "port=$P,name=" "'name'"
 bad "trans=fd,rfdno=3" "trans=fd"
 bad "trans=fd,rfdno=x,wfdno=4" "'rfdno'"
+
+# --- the dialects ------------------------------------------------------------
+if good "port=$P,version=9p2000.L" 127.0.0.1 "9P2000.L" version=9p2000.L; then
+	check "9P2000.L: a file reads back" grep -qx "option test" $M/file
+	umount_m
+fi
 
 # --- the seed's defaults ---------------------------------------------------
 if good "port=$P" 127.0.0.1 "defaults" trans=tcp port=$P msize=9000 \
