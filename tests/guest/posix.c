@@ -1242,6 +1242,9 @@ static int in_child(int (*fn)(const char *), const char *path)
 	return wait_bounded(pid, 10);
 }
 
+#define GETLK_WRLCK	250	/* ch_getlk: a write lock on 0-9 */
+#define GETLK_OTHER	251	/* ch_getlk: another lock or range */
+
 /* What a child's status means, for a failed check. */
 static const char *status_text(int s)
 {
@@ -1251,6 +1254,10 @@ static const char *status_text(int s)
 		return "succeeded";
 	if (s == 256)
 		return "did not return within 10 s (killed)";
+	if (s == GETLK_WRLCK)
+		return "F_GETLK reports a write lock on 0-9";
+	if (s == GETLK_OTHER)
+		return "F_GETLK reports another lock or range";
 	if (s < 0)
 		return "fork or wait failed";
 	snprintf(buf, sizeof(buf), "%s", strerrorname_np(s) ? strerrorname_np(s) : "?");
@@ -1292,7 +1299,7 @@ static int ch_setlk_other(const char *path)
 	return fd < 0 ? errno : errno_of(posix_lock(fd, F_SETLK, F_WRLCK, 20, 10));
 }
 
-/* F_GETLK for a write lock on 0-9: 0 none, 1 a write lock on 0-9, 2 other. */
+/* F_GETLK for a write lock on 0-9: 0 none, GETLK_*, or the errno. */
 static int ch_getlk(const char *path)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0,
@@ -1300,10 +1307,11 @@ static int ch_getlk(const char *path)
 	int fd = open(path, O_RDWR);
 
 	if (fd < 0 || fcntl(fd, F_GETLK, &fl) < 0)
-		return 100;
+		return errno;
 	if (fl.l_type == F_UNLCK)
 		return 0;
-	return fl.l_type == F_WRLCK && fl.l_start == 0 && fl.l_len == 10 ? 1 : 2;
+	return fl.l_type == F_WRLCK && fl.l_start == 0 && fl.l_len == 10 ? GETLK_WRLCK :
+	       GETLK_OTHER;
 }
 
 static int ch_setlkw(const char *path)
@@ -1452,7 +1460,7 @@ static void test_locks(void)
 	check(is_conflict(s), status_text(s),
 	      "locks: another process's F_SETLK F_RDLCK on 0-9 fails with EAGAIN or EACCES");
 	s = in_child(ch_getlk, "lk");
-	check(s == 1, s == 0 ? "F_UNLCK" : s == 2 ? "another lock or range" : status_text(s),
+	check(s == GETLK_WRLCK, s == 0 ? "F_UNLCK" : status_text(s),
 	      "locks: another process's F_GETLK reports the write lock on 0-9");
 	s = in_child(ch_setlk_other, "lk");
 	check(s == 0, status_text(s), "locks: another process locks bytes 20-29 beside it");
