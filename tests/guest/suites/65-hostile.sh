@@ -416,8 +416,10 @@ dotl() { # dotl CLIENT
 		lstop $_c statfs-bsize0
 	fi
 
-	# Rlerror. Not for the in-tree client: 529 (EIOCBQUEUED) to Tread, which
-	# it returns from read_iter and so hits BUG_ON in new_sync_read.
+	# Rlerror. The in-tree client passes the errno through unchecked (512 and
+	# 4095 reach user space), so 529 (EIOCBQUEUED) to a Tread would come out
+	# of its read_iter into BUG_ON(ret == -EIOCBQUEUED) in new_sync_read and
+	# end the boot: that one case is not run with it.
 	for e in 0 512 529 4095 2147483648; do
 		for trig in read getattr; do
 			[ $_c = 9p ] && [ $e = 529 ] && [ $trig = read ] && continue
