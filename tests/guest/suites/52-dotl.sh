@@ -95,20 +95,20 @@ posix() {
 fsx_runs() {
 	_fl="$1/$2:" _ops=$4
 	timeout 600 /v9fs/bin/fsx -q -N $_ops -l 131072 -o 16384 -S $SEED "$3/fsx.file" \
-		> "$OUT/fsx.out" 2>&1
+		> "$OUT/fsx.out" 2> "$OUT/fsx.err"
 	_rc=$?
 	if [ $_rc -eq 0 ]; then
 		verdict "$1" "$2" "ok - $_fl fsx $_ops ops"
 		diag "$_fl $(tail -n 1 "$OUT/fsx.out")"
 	else
 		verdict "$1" "$2" "not ok - $_fl fsx $_ops ops: exit $_rc, seed $SEED"
-		tail -n 30 "$OUT/fsx.out" | sed 's/^/#   /'
+		head -n 40 "$OUT/fsx.err" | sed 's/^/#   /'
 	fi
 	rm -f "$3/fsx.file"
 	_pids=
 	for _i in 1 2 3 4; do
 		timeout 600 /v9fs/bin/fsx -q -N $((_ops / 4)) -l 131072 -o 16384 \
-			-S $((SEED + _i)) "$3/fsx.par$_i" > "$OUT/par$_i.out" 2>&1 &
+			-S $((SEED + _i)) "$3/fsx.par$_i" > "$OUT/par$_i.out" 2> "$OUT/par$_i.err" &
 		_pids="$_pids $!"
 	done
 	_bad=
@@ -123,7 +123,7 @@ fsx_runs() {
 		verdict "$1" "$2" \
 			"not ok - $_fl 4 fsx at once, $((_ops / 4)) ops each: failed:$_bad, seeds $SEED+i"
 		for _i in $_bad; do
-			tail -n 15 "$OUT/par$_i.out" | sed "s/^/#   [$_i] /"
+			head -n 20 "$OUT/par$_i.err" | sed "s/^/#   [$_i] /"
 		done
 	fi
 	rm -f "$3"/fsx.par*

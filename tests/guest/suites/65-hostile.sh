@@ -350,7 +350,13 @@ dotl() { # dotl CLIENT
 		lstart $_c $m -m $m || continue
 		expect $_c ".L $m: stat(2) of data fails" \
 			"$(an_error "$(lprobe stat $LM/data)")" "an error below 512"
-		expect $_c ".L $m: the root still answers" "$(lprobe stat $LM)" "ok 40755"
+		# a well-formed reply leaves the connection usable; after a malformed
+		# one a client may drop it (a protocol error), so that is only shown
+		if [ $m = getattr-nomode ]; then
+			expect $_c ".L $m: the root still answers" "$(lprobe stat $LM)" "ok 40755"
+		else
+			diag "$_c: .L $m: stat(2) of the root after it: $(lprobe stat $LM)"
+		fi
 		lstop $_c $m
 	done
 
