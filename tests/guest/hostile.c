@@ -2,8 +2,8 @@
 /*
  * hostile-9p: a 9P server that misbehaves on purpose, for fault tests.
  *
- *	hostile-9p -m MODE [-t read|write|walk|open] [-e ERRCODE] [-E ENAME]
- *		   [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)
+ *	hostile-9p -m MODE [-t read|write|walk|open|getattr] [-e ERRCODE]
+ *		   [-E ENAME] [-N NAME] [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)
  *
  * It serves a tiny synthetic tree (a root directory holding one 64 KiB file,
  * "data") well enough for a client to mount it, list it and open the file, in
@@ -39,6 +39,22 @@
  *		   (EACCES, even once "data" is gone); other renames and
  *		   removes work
  *
+ * 9P2000.L modes (the client must have asked for 9P2000.L; rerror above sends
+ * Rlerror(ERRCODE) there, and -t also takes getattr):
+ *	getattr-short	every Rgetattr of "data" ends after valid[8] qid[13]
+ *	getattr-nomode	every Rgetattr of "data" has a mode with no file type
+ *	getattr-lies	every Rgetattr of "data" claims every field in valid[8]
+ *			and ends after the ctime
+ *	readdir-count	Rreaddir's count is 1000 more than the bytes that follow
+ *	readdir-overrun	an entry whose name[s] runs past the end of the data
+ *	readdir-name	after "data", an entry named NAME (-N; "a/b", "", "..")
+ *	readdir-stuck	every Rreaddir holds "data" at the offset asked for: the
+ *			offset never advances
+ *	iounit		Rlopen says iounit 4294967295, far beyond msize
+ *	readlink-long	a symlink "link" whose Rreadlink is 5000 bytes, longer
+ *			than PATH_MAX
+ *	statfs-bsize0	Rstatfs says bsize 0 (and blocks, files as usual)
+ *
  * Each connection is served by its own child process, so a stalled one does
  * not block the next mount.  -s serves a single connection on stdin/stdout
  * (for trans=fd).  Messages go through proto/ (v9p_unpack / v9p_pack) except
@@ -65,9 +81,11 @@
 
 enum mode {
 	M_NONE, M_MALFORMED, M_OVERSIZED, M_BADTAG, M_BADTYPE, M_BIGCOUNT, M_STALL, M_CLOSE,
-	M_RERROR, M_NOVERSION, M_ECHOMSIZE, M_STREAM, M_FAILWRITE, M_RENAMEFAIL
+	M_RERROR, M_NOVERSION, M_ECHOMSIZE, M_STREAM, M_FAILWRITE, M_RENAMEFAIL,
+	M_GETATTR_SHORT, M_GETATTR_NOMODE, M_GETATTR_LIES, M_READDIR_COUNT, M_READDIR_OVERRUN,
+	M_READDIR_NAME, M_READDIR_STUCK, M_IOUNIT, M_READLINK_LONG, M_STATFS_BSIZE0
 };
-#define M_LAST	M_RENAMEFAIL
+#define M_LAST	M_STATFS_BSIZE0
 
 static const char *const mode_names[] = {
 	[M_NONE] = "none", [M_MALFORMED] = "malformed", [M_OVERSIZED] = "oversized",
@@ -75,13 +93,20 @@ static const char *const mode_names[] = {
 	[M_STALL] = "stall", [M_CLOSE] = "close", [M_RERROR] = "rerror",
 	[M_NOVERSION] = "noversion", [M_ECHOMSIZE] = "echomsize", [M_STREAM] = "stream",
 	[M_FAILWRITE] = "failwrite", [M_RENAMEFAIL] = "renamefail",
+	[M_GETATTR_SHORT] = "getattr-short", [M_GETATTR_NOMODE] = "getattr-nomode",
+	[M_GETATTR_LIES] = "getattr-lies", [M_READDIR_COUNT] = "readdir-count",
+	[M_READDIR_OVERRUN] = "readdir-overrun", [M_READDIR_NAME] = "readdir-name",
+	[M_READDIR_STUCK] = "readdir-stuck", [M_IOUNIT] = "iounit",
+	[M_READLINK_LONG] = "readlink-long", [M_STATFS_BSIZE0] = "statfs-bsize0",
 };
 
 #define DATA_SIZE	65536
 #define QPATH_ROOT	1
 #define QPATH_DATA	2
 #define QPATH_SRC	3
-#define NFILES		4	/* qpaths below this */
+#define QPATH_LINK	4	/* readlink-long only: a symlink */
+#define NFILES		5	/* qpaths below this */
+#define LONG_LINK	5000	/* bytes of readlink-long's target */
 #define MAX_FIDS	256
 #define STREAM_SIZE	(1 << 20)
 #define STREAM_QUEUE	8
@@ -96,7 +121,10 @@ static u32 rerror_code = 529;
 static const char *rerror_name = "hostile: no such error";
 static u64 data_length = DATA_SIZE;	/* what a stat of "data" says */
 /* The files of the root (each connection is a process: its own copy). */
-static char file_name[NFILES][64] = { [QPATH_DATA] = "data", [QPATH_SRC] = "src" };
+static char file_name[NFILES][64] = {
+	[QPATH_DATA] = "data", [QPATH_SRC] = "src", [QPATH_LINK] = "link"
+};
+static const char *bad_name = "a/b";	/* readdir-name: -N */
 static int file_exists[NFILES] = { [QPATH_DATA] = 1 };
 
 /* one connection's state */
@@ -183,7 +211,8 @@ static u64 *fid_slot(struct conn *c, u32 fid, int create)
 static struct v9p_qid make_qid(u64 qpath)
 {
 	struct v9p_qid q = {
-		.type = qpath == QPATH_ROOT ? V9P_QTDIR : V9P_QTFILE,
+		.type = qpath == QPATH_ROOT ? V9P_QTDIR :
+			qpath == QPATH_LINK ? V9P_QTSYMLINK : V9P_QTFILE,
 		.version = 0,
 		.path = qpath,
 	};
@@ -279,8 +308,14 @@ static int misbehave(struct conn *c, struct v9p_fcall *t)
 	case M_STREAM:
 	case M_FAILWRITE:
 	case M_RENAMEFAIL:
+	default:
 		return 0;	/* unreachable: never a trigger */
 	case M_RERROR:
+		if (c->d == V9P_9P2000L) {
+			r.type = V9P_RLERROR;
+			r.rlerror.ecode = rerror_code;
+			return send_fcall(c, &r) ? -1 : 0;
+		}
 		r.type = V9P_RERROR;
 		v9p_str_set(&r.rerror.ename, rerror_name);
 		r.rerror.errcode = rerror_code;
@@ -443,6 +478,114 @@ static int handle_walk(struct conn *c, struct v9p_fcall *t)
 	return send_fcall(c, &r);
 }
 
+/* Sets the size[4] of the message in c->out to @len. */
+static void set_size(struct conn *c, u32 len)
+{
+	c->out[0] = len;
+	c->out[1] = len >> 8;
+	c->out[2] = len >> 16;
+	c->out[3] = len >> 24;
+}
+
+/* One Rreaddir entry named @name with cookie @off into @buf; its length or -1. */
+static int put_dirent(u8 *buf, u32 size, u64 qpath, u64 off, const char *name)
+{
+	struct v9p_dirent de = { .qid = make_qid(qpath), .offset = off, .type = 8 };
+
+	v9p_str_set(&de.name, name);
+	return v9p_dirent_pack(&de, buf, size);
+}
+
+/*
+ * Treaddir of the root: "data" (cookie 1) at offset 0, then the end; or what
+ * a readdir-* mode says instead.
+ */
+static int lreaddir(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .type = V9P_RREADDIR, .tag = t->tag };
+	u64 off = t->treaddir.offset;
+	u8 ent[1024];
+	u32 claim;
+	int n = 0, k, h;
+
+	switch (mode) {
+	case M_READDIR_STUCK:
+		/* the cookie is the offset asked for: the next Treaddir asks again */
+		n = put_dirent(ent, sizeof(ent), QPATH_DATA, off, "data");
+		break;
+	case M_READDIR_NAME:
+		if (off == 0)
+			n = put_dirent(ent, sizeof(ent), QPATH_DATA, 1, "data");
+		if (off <= 1 && n >= 0) {
+			k = put_dirent(ent + n, sizeof(ent) - n, QPATH_SRC, 2, bad_name);
+			n = k < 0 ? k : n + k;
+		}
+		break;
+	case M_READDIR_OVERRUN:
+		if (off == 0) {
+			n = put_dirent(ent, sizeof(ent), QPATH_DATA, 1, "data");
+			/* name[s]: len 200, but only the 4 bytes of "data" follow */
+			if (n > 0) {
+				ent[n - 6] = 200;
+				ent[n - 5] = 0;
+			}
+		}
+		break;
+	default:
+		if (off == 0)
+			n = put_dirent(ent, sizeof(ent), QPATH_DATA, 1, "data");
+		break;
+	}
+	if (n < 0 || (u32)n > t->treaddir.count)
+		return send_error(c, t->tag, EINVAL);
+	claim = n;
+	if (mode == M_READDIR_COUNT && n > 0)
+		claim = n + 1000;
+	r.rreaddir.count = claim;
+	h = v9p_pack_io_hdr(&r, c->out, c->msize + 8192);
+	if (h < 0)
+		return -1;
+	memcpy(c->out + h, ent, n);
+	set_size(c, h + n);
+	if (mode >= M_READDIR_COUNT && mode <= M_READDIR_STUCK)
+		logmsg("Treaddir offset %llu count %u: %d bytes, count says %u (%s)",
+		       (unsigned long long)off, t->treaddir.count, n, claim, mode_names[mode]);
+	return write_full(c->wfd, c->out, h + n);
+}
+
+/* Rgetattr of @q; the getattr-* modes break the one of "data". */
+static int lgetattr(struct conn *c, struct v9p_fcall *t, u64 q)
+{
+	struct v9p_fcall r = { .type = V9P_RGETATTR, .tag = t->tag };
+	int n;
+
+	r.rgetattr.valid = V9P_GETATTR_BASIC;
+	r.rgetattr.qid = make_qid(q);
+	r.rgetattr.mode = q == QPATH_ROOT ? (040000 | 0755) :
+			  q == QPATH_LINK ? (0120000 | 0777) : (0100000 | 0644);
+	r.rgetattr.nlink = q == QPATH_ROOT ? 2 : 1;
+	r.rgetattr.size = q == QPATH_ROOT ? 0 : q == QPATH_LINK ? LONG_LINK : data_length;
+	r.rgetattr.blksize = 4096;
+	r.rgetattr.blocks = r.rgetattr.size / 512;
+	r.rgetattr.atime_sec = r.rgetattr.mtime_sec = r.rgetattr.ctime_sec = 1000000000;
+	if (q == QPATH_DATA && mode == M_GETATTR_NOMODE)
+		r.rgetattr.mode = 0644;
+	if (q == QPATH_DATA && mode == M_GETATTR_LIES)
+		r.rgetattr.valid = V9P_GETATTR_ALL;
+	n = v9p_pack(&r, c->d, c->out, c->msize);
+	if (n < 0)
+		return -1;
+	if (q == QPATH_DATA && (mode == M_GETATTR_SHORT || mode == M_GETATTR_LIES)) {
+		/* header 7, valid 8, qid 13; then mode..ctime 100 more */
+		n = mode == M_GETATTR_SHORT ? 7 + 8 + 13 : 7 + 8 + 13 + 100;
+		set_size(c, n);
+		logmsg("Rgetattr of data cut to %d bytes (%s)", n, mode_names[mode]);
+	} else if (q == QPATH_DATA && mode == M_GETATTR_NOMODE) {
+		logmsg("Rgetattr of data: mode 0644, no file type");
+	}
+	return write_full(c->wfd, c->out, n);
+}
+
 /* A directory read: every file of the root at offset 0, then the end. */
 static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 {
@@ -451,31 +594,21 @@ static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 	u8 ent[1024];
 	int n = 0, h, i, k;
 
-	if (t->type == V9P_TREADDIR) {
-		struct v9p_dirent de = { .qid = make_qid(QPATH_DATA), .offset = 1, .type = 8 };
-
-		v9p_str_set(&de.name, "data");
-		if (t->treaddir.offset == 0)
-			n = v9p_dirent_pack(&de, ent, sizeof(ent));
-		r.type = V9P_RREADDIR;
-		r.rreaddir.count = n;
-	} else {
-		for (i = QPATH_DATA; i < NFILES && t->tread.offset == 0; i++) {
-			if (!file_exists[i])
-				continue;
-			make_stat(i, &st);
-			k = v9p_stat_pack(&st, c->d, ent + n, sizeof(ent) - n);
-			if (k < 0)
-				return -1;
-			n += k;
-		}
-		if (n > 0 && (u32)n > t->tread.count)
-			return send_error(c, t->tag, EINVAL);
-		r.type = V9P_RREAD;
-		r.rread.count = n;
+	if (t->type == V9P_TREADDIR)
+		return lreaddir(c, t);
+	for (i = QPATH_DATA; i < NFILES && t->tread.offset == 0; i++) {
+		if (!file_exists[i])
+			continue;
+		make_stat(i, &st);
+		k = v9p_stat_pack(&st, c->d, ent + n, sizeof(ent) - n);
+		if (k < 0)
+			return -1;
+		n += k;
 	}
-	if (n < 0)
-		return -1;
+	if (n > 0 && (u32)n > t->tread.count)
+		return send_error(c, t->tag, EINVAL);
+	r.type = V9P_RREAD;
+	r.rread.count = n;
 	h = v9p_pack_io_hdr(&r, c->out, c->msize);
 	if (h < 0)
 		return -1;
@@ -517,9 +650,14 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		if (!q)
 			return send_error(c, t->tag, EBADF);
 		r.type = t->type + 1;
-		if (t->type == V9P_TLOPEN)
+		if (t->type == V9P_TLOPEN) {
 			r.rlopen.qid = make_qid(*q);
-		else
+			if (mode == M_IOUNIT) {
+				r.rlopen.iounit = 0xffffffffU;
+				logmsg("Rlopen with iounit %u (msize %u)", r.rlopen.iounit,
+				       c->msize);
+			}
+		} else
 			r.ropen.qid = make_qid(*q);
 		return send_fcall(c, &r);
 	case V9P_TSTAT:
@@ -533,16 +671,26 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		q = fid_slot(c, t->tgetattr.fid, 0);
 		if (!q)
 			return send_error(c, t->tag, EBADF);
-		r.type = V9P_RGETATTR;
-		r.rgetattr.valid = V9P_GETATTR_BASIC;
-		r.rgetattr.qid = make_qid(*q);
-		r.rgetattr.mode = *q == QPATH_ROOT ? (040000 | 0755) : (0100000 | 0644);
-		r.rgetattr.nlink = *q == QPATH_ROOT ? 2 : 1;
-		r.rgetattr.size = *q == QPATH_ROOT ? 0 : data_length;
-		r.rgetattr.blksize = 4096;
-		r.rgetattr.blocks = r.rgetattr.size / 512;
-		r.rgetattr.atime_sec = r.rgetattr.mtime_sec = r.rgetattr.ctime_sec = 1000000000;
-		return send_fcall(c, &r);
+		return lgetattr(c, t, *q);
+	case V9P_TREADLINK:
+		q = fid_slot(c, t->treadlink.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF);
+		if (*q != QPATH_LINK)
+			return send_error(c, t->tag, EINVAL);
+		{
+			static char target[LONG_LINK + 1];
+			int i;
+
+			/* "d/d/d/...": short components, too long a path */
+			for (i = 0; i < LONG_LINK; i++)
+				target[i] = i % 2 ? '/' : 'd';
+			target[LONG_LINK] = '\0';
+			r.type = V9P_RREADLINK;
+			v9p_str_set(&r.rreadlink.target, target);
+			logmsg("Rreadlink of %d bytes", LONG_LINK);
+			return send_fcall(c, &r);
+		}
 	case V9P_TWSTAT:
 		q = fid_slot(c, t->twstat.fid, 0);
 		if (!q)
@@ -570,8 +718,14 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 	case V9P_TSTATFS:
 		r.type = V9P_RSTATFS;
 		r.rstatfs.type = 0x01021997;
-		r.rstatfs.bsize = 4096;
+		r.rstatfs.bsize = mode == M_STATFS_BSIZE0 ? 0 : 4096;
+		r.rstatfs.blocks = 1 << 20;
+		r.rstatfs.bfree = r.rstatfs.bavail = 1 << 19;
+		r.rstatfs.files = 1 << 16;
+		r.rstatfs.ffree = 1 << 15;
 		r.rstatfs.namelen = 255;
+		if (mode == M_STATFS_BSIZE0)
+			logmsg("Rstatfs with bsize 0");
 		return send_fcall(c, &r);
 	case V9P_TREADDIR:
 		return handle_dirread(c, t);
@@ -664,9 +818,10 @@ static int is_trigger(struct conn *c, struct v9p_fcall *t)
 	u64 *q;
 	int i;
 
-	if (mode == M_NONE || mode == M_NOVERSION || mode == M_ECHOMSIZE ||
-	    mode == M_STREAM || mode == M_FAILWRITE || mode == M_RENAMEFAIL ||
-	    t->type != trigger_type)
+	/* the modes from malformed to rerror act on a trigger; the others never */
+	if (mode < M_MALFORMED || mode > M_RERROR)
+		return 0;
+	if (t->type != trigger_type && !(trigger_type == V9P_TOPEN && t->type == V9P_TLOPEN))
 		return 0;
 	if (c->triggered && mode != M_RERROR)
 		return 0;
@@ -678,6 +833,12 @@ static int is_trigger(struct conn *c, struct v9p_fcall *t)
 		return 0;
 	case V9P_TOPEN:
 		q = fid_slot(c, t->topen.fid, 0);
+		break;
+	case V9P_TLOPEN:
+		q = fid_slot(c, t->tlopen.fid, 0);
+		break;
+	case V9P_TGETATTR:
+		q = fid_slot(c, t->tgetattr.fid, 0);
 		break;
 	case V9P_TREAD:
 		q = fid_slot(c, t->tread.fid, 0);
@@ -828,8 +989,9 @@ static void usage(void)
 {
 	int i;
 
-	fprintf(stderr, "usage: hostile-9p -m MODE [-t read|write|walk|open] [-e ERRCODE] "
-		"[-E ENAME] [-S length] [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)\nmodes:");
+	fprintf(stderr, "usage: hostile-9p -m MODE [-t read|write|walk|open|getattr] "
+		"[-e ERRCODE] [-E ENAME] [-N NAME] [-S length] [-M msize] "
+		"(-l tcp:HOST:PORT | -l unix:PATH | -s)\nmodes:");
 	for (i = 0; i <= M_LAST; i++)
 		fprintf(stderr, " %s", mode_names[i]);
 	fputc('\n', stderr);
@@ -841,7 +1003,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL;
 	int opt, lfd, i, use_stdio = 0, have_mode = 0;
 
-	while ((opt = getopt(argc, argv, "m:t:e:E:S:M:l:s")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:e:E:N:S:M:l:s")) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i <= M_LAST; i++)
@@ -860,7 +1022,9 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "walk"))
 				trigger_type = V9P_TWALK;
 			else if (!strcmp(optarg, "open"))
-				trigger_type = V9P_TOPEN;
+				trigger_type = V9P_TOPEN;	/* and Tlopen */
+			else if (!strcmp(optarg, "getattr"))
+				trigger_type = V9P_TGETATTR;
 			else
 				usage();
 			break;
@@ -869,6 +1033,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			rerror_name = optarg;
+			break;
+		case 'N':
+			bad_name = optarg;
 			break;
 		case 'S':
 			data_length = strtoull(optarg, NULL, 0);
@@ -894,6 +1061,8 @@ int main(int argc, char **argv)
 		data_length = 0;
 	if (mode == M_RENAMEFAIL)
 		file_exists[QPATH_SRC] = 1;
+	if (mode == M_READLINK_LONG)
+		file_exists[QPATH_LINK] = 1;
 	signal(SIGPIPE, SIG_IGN);
 	if (use_stdio)
 		serve_conn(0, 1);

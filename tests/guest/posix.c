@@ -2,7 +2,8 @@
 /*
  * posix-suite: a POSIX file-operation suite that prints TAP.
  *
- *	posix-suite [-s skip,list] [-g only,list] [-p prefix] [-n entries] DIR
+ *	posix-suite [-s skip,list] [-g only,list] [-x extra,list] [-E export]
+ *		    [-p prefix] [-n entries] DIR
  *
  * Every check runs in a fresh sub-directory of DIR, so the same binary can be
  * pointed at tmpfs (the baseline) and at any 9P mount, whatever the client.
@@ -12,6 +13,14 @@
  * "ok - ... # SKIP" so the skip is visible rather than silent. With -g only
  * the groups named run; a group that needs a client acting as each user
  * ("users", see test_users()) runs only when named with -g.
+ *
+ * Opt-in groups, off unless -g or -x names them (-x adds them to the default
+ * set): users; locks (fcntl and flock between processes, F_SETLKW interrupted
+ * by a signal, release on close and exit); xattr (user.*); statfs-df (the
+ * numbers are sane, and with -E match the export's own statfs); xdir-rename
+ * (files and directories moved between directories, over existing targets).
+ * -E names the local directory DIR's server exports: statfs-df compares with
+ * it, and xattr SKIPs when the export's filesystem has no user.* xattrs.
  *
  * Exit status: 0 when every check passed or was skipped, 1 when one failed,
  * 2 on a usage error or when the working directory cannot be set up.
@@ -25,11 +34,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <grp.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +51,7 @@ static int failures;
 static int nr_entries = 10000;
 static char *skiplist;
 static char *onlylist;		/* -g: only these groups */
+static char *extralist;		/* -x: opt-in groups run beside the default ones */
 static char rd_dir[4096] = "rd";	/* -D: a directory already holding the entries */
 static int rd_given;
 
@@ -113,10 +126,11 @@ static int listed(const char *list, const char *group)
 	return 0;
 }
 
-/* Groups that run only when -g names them. */
+/* Groups that run only when -g or -x names them. */
 static int opt_in(const char *group)
 {
-	return !strcmp(group, "users");
+	return !strcmp(group, "users") || !strcmp(group, "locks") || !strcmp(group, "xattr") ||
+	       !strcmp(group, "statfs-df") || !strcmp(group, "xdir-rename");
 }
 
 static int skipped(const char *group)
@@ -124,7 +138,7 @@ static int skipped(const char *group)
 	const char *p = skiplist;
 	size_t n = strlen(group);
 
-	if (onlylist ? !listed(onlylist, group) : opt_in(group))
+	if (onlylist ? !listed(onlylist, group) : opt_in(group) && !listed(extralist, group))
 		return 1;	/* silently: not asked for */
 
 	while (p && *p) {
@@ -1192,10 +1206,529 @@ static void test_users(void)
 
 /* ---- main ---------------------------------------------------------- */
 
+/* ---- opt-in groups: locks, xattr, statfs-df, xdir-rename ------------- */
+
+/*
+ * Waits at most @secs for @pid; kills it when it overstays. Returns its exit
+ * status (0-255), 256 when it was killed or died of a signal, -1 on error.
+ */
+static int wait_bounded(pid_t pid, int secs)
+{
+	int st, i;
+
+	for (i = 0; i < secs * 20; i++) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r < 0)
+			return -1;
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 256;
+		usleep(50000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return 256;
+}
+
+/* Runs @fn(@path) in a child bounded to 10 s: 0, an errno, or 256 (killed). */
+static int in_child(int (*fn)(const char *), const char *path)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn(path) & 0xff);
+	return wait_bounded(pid, 10);
+}
+
+#define GETLK_WRLCK	250	/* ch_getlk: a write lock on 0-9 */
+#define GETLK_OTHER	251	/* ch_getlk: another lock or range */
+
+/* What a child's status means, for a failed check. */
+static const char *status_text(int s)
+{
+	static char buf[64];
+
+	if (s == 0)
+		return "succeeded";
+	if (s == 256)
+		return "did not return within 10 s (killed)";
+	if (s == GETLK_WRLCK)
+		return "F_GETLK reports a write lock on 0-9";
+	if (s == GETLK_OTHER)
+		return "F_GETLK reports another lock or range";
+	if (s < 0)
+		return "fork or wait failed";
+	snprintf(buf, sizeof(buf), "%s", strerrorname_np(s) ? strerrorname_np(s) : "?");
+	return buf;
+}
+
+/* The range every lock check takes: bytes 0-9 of the file. */
+static int posix_lock(int fd, int cmd, short type, off_t start, off_t len)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = start,
+			    .l_len = len };
+
+	return fcntl(fd, cmd, &fl);
+}
+
+static int errno_of(int ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+static int ch_setlk_wr(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	return fd < 0 ? errno : errno_of(posix_lock(fd, F_SETLK, F_WRLCK, 0, 10));
+}
+
+static int ch_setlk_rd(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	return fd < 0 ? errno : errno_of(posix_lock(fd, F_SETLK, F_RDLCK, 0, 10));
+}
+
+static int ch_setlk_other(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	return fd < 0 ? errno : errno_of(posix_lock(fd, F_SETLK, F_WRLCK, 20, 10));
+}
+
+/* F_GETLK for a write lock on 0-9: 0 none, GETLK_*, or the errno. */
+static int ch_getlk(const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0,
+			    .l_len = 10 };
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0 || fcntl(fd, F_GETLK, &fl) < 0)
+		return errno;
+	if (fl.l_type == F_UNLCK)
+		return 0;
+	return fl.l_type == F_WRLCK && fl.l_start == 0 && fl.l_len == 10 ? GETLK_WRLCK :
+	       GETLK_OTHER;
+}
+
+static int ch_setlkw(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	return fd < 0 ? errno : errno_of(posix_lock(fd, F_SETLKW, F_WRLCK, 0, 10));
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* F_SETLKW on a held range, SIGALRM after 1 s (no SA_RESTART): EINTR wanted. */
+static int ch_setlkw_intr(const char *path)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0)
+		return errno;
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(1);
+	return errno_of(posix_lock(fd, F_SETLKW, F_WRLCK, 0, 10));
+}
+
+static int ch_flock_ex_nb(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	return fd < 0 ? errno : errno_of(flock(fd, LOCK_EX | LOCK_NB));
+}
+
+static int ch_flock_sh_nb(const char *path)
+{
+	int fd = open(path, O_RDWR);
+
+	return fd < 0 ? errno : errno_of(flock(fd, LOCK_SH | LOCK_NB));
+}
+
+/*
+ * A child holding a lock ('p' fcntl write lock on 0-9, 'f' flock LOCK_EX) and
+ * taking orders on a pipe: 'c' close the descriptor, 'u' unlock, 'x' (or the
+ * pipe's end) exit without either. It answers each with one byte: 'L' once
+ * locked, then the order's letter, or 'E' when something failed.
+ */
+struct holder {
+	pid_t pid;
+	int to, from;
+};
+
+static int holder_start(struct holder *h, const char *path, char kind)
+{
+	int down[2], up[2];
+	char c = 0;
+
+	if (pipe(down) < 0)
+		return -1;
+	if (pipe(up) < 0) {
+		close(down[0]);
+		close(down[1]);
+		return -1;
+	}
+	h->pid = fork();
+	if (h->pid == 0) {
+		int fd = open(path, O_RDWR), r;
+
+		close(down[1]);
+		close(up[0]);
+		r = fd < 0 ? -1 : kind == 'p' ? posix_lock(fd, F_SETLK, F_WRLCK, 0, 10) :
+			flock(fd, LOCK_EX | LOCK_NB);
+		c = r < 0 ? 'E' : 'L';
+		if (write(up[1], &c, 1) != 1 || c == 'E')
+			_exit(1);
+		while (read(down[0], &c, 1) == 1 && c != 'x') {
+			r = c == 'c' ? close(fd) : kind == 'p' ?
+				posix_lock(fd, F_SETLK, F_UNLCK, 0, 10) : flock(fd, LOCK_UN);
+			c = r < 0 ? 'E' : c;
+			if (write(up[1], &c, 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(down[0]);
+	close(up[1]);
+	h->to = down[1];
+	h->from = up[0];
+	if (h->pid < 0 || read(h->from, &c, 1) != 1 || c != 'L') {
+		if (h->pid > 0)
+			wait_bounded(h->pid, 10);
+		close(h->to);
+		close(h->from);
+		return -1;
+	}
+	return 0;
+}
+
+/* Sends order @c; returns 0 when the holder carried it out. */
+static int holder_order(struct holder *h, char c)
+{
+	char r;
+
+	return write(h->to, &c, 1) == 1 && read(h->from, &r, 1) == 1 && r == c ? 0 : -1;
+}
+
+/* 'x': the holder exits without unlocking or closing; waits for it. */
+static int holder_end(struct holder *h)
+{
+	char c = 'x';
+	int s;
+
+	s = write(h->to, &c, 1) == 1 ? 0 : -1;
+	close(h->to);
+	close(h->from);
+	return wait_bounded(h->pid, 10) == 0 ? s : -1;
+}
+
+static int is_conflict(int s)
+{
+	return s == EAGAIN || s == EACCES;
+}
+
+static void test_locks(void)
+{
+	struct holder h;
+	double t0;
+	pid_t pid;
+	int fd, s;
+
+	if (skipped("locks"))
+		return;
+	if (!check_sys(write_file("lk", "0123456789abcdefghijklmnopqrstuvwxyz", 36),
+		       "locks: create the file"))
+		return;
+	fd = open("lk", O_RDWR);
+	if (!check_sys(fd, "locks: open"))
+		return;
+
+	/* fcntl: a write lock held here, asked for by another process */
+	check_sys(posix_lock(fd, F_SETLK, F_WRLCK, 0, 10), "locks: F_SETLK F_WRLCK on bytes 0-9");
+	s = in_child(ch_setlk_wr, "lk");
+	check(is_conflict(s), status_text(s),
+	      "locks: another process's F_SETLK F_WRLCK on 0-9 fails with EAGAIN or EACCES");
+	s = in_child(ch_setlk_rd, "lk");
+	check(is_conflict(s), status_text(s),
+	      "locks: another process's F_SETLK F_RDLCK on 0-9 fails with EAGAIN or EACCES");
+	s = in_child(ch_getlk, "lk");
+	check(s == GETLK_WRLCK, s == 0 ? "F_UNLCK" : status_text(s),
+	      "locks: another process's F_GETLK reports the write lock on 0-9");
+	s = in_child(ch_setlk_other, "lk");
+	check(s == 0, status_text(s), "locks: another process locks bytes 20-29 beside it");
+
+	/* F_SETLKW waits for the holder's unlock, and a signal interrupts it */
+	pid = fork();
+	if (pid == 0)
+		_exit(ch_setlkw("lk"));
+	usleep(300000);
+	check_sys(posix_lock(fd, F_SETLK, F_UNLCK, 0, 10), "locks: F_UNLCK on 0-9");
+	s = pid < 0 ? -1 : wait_bounded(pid, 10);
+	check(s == 0, status_text(s), "locks: a waiting F_SETLKW gets the lock once it is released");
+
+	check_sys(posix_lock(fd, F_SETLK, F_WRLCK, 0, 10), "locks: F_SETLK F_WRLCK on 0-9 again");
+	t0 = now();
+	s = in_child(ch_setlkw_intr, "lk");
+	check(s == EINTR, status_text(s),
+	      "locks: F_SETLKW on a held range, interrupted by a signal, fails with EINTR");
+	check(now() - t0 < 5, "took longer",
+	      "locks: the interrupted F_SETLKW returns within 5 s (%.1f s)", now() - t0);
+	posix_lock(fd, F_SETLK, F_UNLCK, 0, 10);
+
+	check_sys(posix_lock(fd, F_SETLK, F_RDLCK, 0, 10), "locks: F_SETLK F_RDLCK on 0-9");
+	s = in_child(ch_setlk_rd, "lk");
+	check(s == 0, status_text(s), "locks: another process shares the read lock");
+	s = in_child(ch_setlk_wr, "lk");
+	check(is_conflict(s), status_text(s),
+	      "locks: another process's write lock on a read-locked range fails");
+	posix_lock(fd, F_SETLK, F_UNLCK, 0, 10);
+	s = in_child(ch_getlk, "lk");
+	check(s == 0, status_text(s), "locks: F_GETLK reports F_UNLCK once all is unlocked");
+
+	/* released when the holder closes the file, and when it exits */
+	if (check_sys(holder_start(&h, "lk", 'p'), "locks: a second process takes 0-9")) {
+		s = errno_of(posix_lock(fd, F_SETLK, F_WRLCK, 0, 10));
+		check(is_conflict(s), status_text(s),
+		      "locks: F_SETLK here fails with EAGAIN or EACCES");
+		check_sys(holder_order(&h, 'c'), "locks: the holder closes its descriptor");
+		check_sys(posix_lock(fd, F_SETLK, F_WRLCK, 0, 10),
+			  "locks: the lock is free once the holder closed the file");
+		posix_lock(fd, F_SETLK, F_UNLCK, 0, 10);
+		holder_end(&h);
+	}
+	if (check_sys(holder_start(&h, "lk", 'p'), "locks: a third process takes 0-9")) {
+		check_sys(holder_end(&h), "locks: the holder exits without unlocking");
+		check_sys(posix_lock(fd, F_SETLK, F_WRLCK, 0, 10),
+			  "locks: the lock is free once the holder exited");
+		posix_lock(fd, F_SETLK, F_UNLCK, 0, 10);
+	}
+
+	/* flock */
+	if (check_sys(holder_start(&h, "lk", 'f'), "locks: flock LOCK_EX in a second process")) {
+		check_errno(flock(fd, LOCK_EX | LOCK_NB), EWOULDBLOCK,
+			    "locks: flock LOCK_EX|LOCK_NB here fails with EWOULDBLOCK");
+		check_errno(flock(fd, LOCK_SH | LOCK_NB), EWOULDBLOCK,
+			    "locks: flock LOCK_SH|LOCK_NB here fails with EWOULDBLOCK");
+		check_sys(holder_order(&h, 'u'), "locks: the holder's LOCK_UN");
+		check_sys(flock(fd, LOCK_EX | LOCK_NB), "locks: flock LOCK_EX|LOCK_NB after it");
+		flock(fd, LOCK_UN);
+		holder_end(&h);
+	}
+	if (check_sys(flock(fd, LOCK_SH), "locks: flock LOCK_SH")) {
+		s = in_child(ch_flock_sh_nb, "lk");
+		check(s == 0, status_text(s), "locks: another process shares LOCK_SH");
+		s = in_child(ch_flock_ex_nb, "lk");
+		check(s == EWOULDBLOCK, status_text(s),
+		      "locks: another process's LOCK_EX|LOCK_NB fails with EWOULDBLOCK");
+		flock(fd, LOCK_UN);
+	}
+	if (check_sys(holder_start(&h, "lk", 'f'), "locks: flock LOCK_EX in a third process")) {
+		check_sys(holder_order(&h, 'c'), "locks: the flock holder closes its descriptor");
+		check_sys(flock(fd, LOCK_EX | LOCK_NB),
+			  "locks: the flock is free once its holder closed the file");
+		flock(fd, LOCK_UN);
+		holder_end(&h);
+	}
+	if (check_sys(holder_start(&h, "lk", 'f'), "locks: flock LOCK_EX in a fourth process")) {
+		check_sys(holder_end(&h), "locks: the flock holder exits without LOCK_UN");
+		check_sys(flock(fd, LOCK_EX | LOCK_NB),
+			  "locks: the flock is free once its holder exited");
+		flock(fd, LOCK_UN);
+	}
+	close(fd);
+	unlink("lk");
+}
+
+static const char *export_dir;	/* -E: the local directory the mount serves */
+
+/* Whether the export's filesystem keeps user.* xattrs at all. */
+static int export_has_xattrs(void)
+{
+	char probe[4096];
+	int fd, ok;
+
+	snprintf(probe, sizeof(probe), "%s/.posix-xattr-probe.%d", export_dir ? export_dir : ".",
+		 (int)getpid());
+	fd = open(probe, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		return 1;	/* cannot tell: let the checks say it */
+	ok = fsetxattr(fd, "user.probe", "1", 1, 0) == 0 || errno != EOPNOTSUPP;
+	close(fd);
+	unlink(probe);
+	return ok;
+}
+
+static void test_xattr(void)
+{
+	char buf[8192], big[4000], why[200];
+	ssize_t n;
+	int found = 0;
+
+	if (skipped("xattr"))
+		return;
+	if (!export_has_xattrs()) {
+		printf("ok - %sxattr: user.* xattrs # SKIP the export's filesystem refuses them "
+		       "(EOPNOTSUPP)\n", prefix);
+		return;
+	}
+	if (!check_sys(write_file("xa", "x", 1), "xattr: create the file"))
+		return;
+	check_sys(setxattr("xa", "user.v9fs.a", "alpha", 5, XATTR_CREATE),
+		  "xattr: set user.v9fs.a with XATTR_CREATE");
+	n = getxattr("xa", "user.v9fs.a", NULL, 0);
+	check(n == 5, n < 0 ? strerror(errno) : "wrong size",
+	      "xattr: the size query says 5 (%zd)", n);
+	n = getxattr("xa", "user.v9fs.a", buf, sizeof(buf));
+	check(n == 5 && !memcmp(buf, "alpha", 5), n < 0 ? strerror(errno) : "wrong value",
+	      "xattr: the value reads back");
+	check_errno(getxattr("xa", "user.v9fs.a", buf, 2), ERANGE,
+		    "xattr: a buffer too small gives ERANGE");
+	n = listxattr("xa", NULL, 0);
+	check(n > 0, n < 0 ? strerror(errno) : "0", "xattr: listxattr size query (%zd)", n);
+	n = listxattr("xa", buf, sizeof(buf));
+	for (ssize_t i = 0; n > 0 && i < n; i += strlen(buf + i) + 1)
+		found |= !strcmp(buf + i, "user.v9fs.a");
+	check(found, n < 0 ? strerror(errno) : "not in the list", "xattr: listxattr names it");
+	check_errno(setxattr("xa", "user.v9fs.a", "again", 5, XATTR_CREATE), EEXIST,
+		    "xattr: XATTR_CREATE of an existing name fails with EEXIST");
+	check_errno(setxattr("xa", "user.v9fs.none", "x", 1, XATTR_REPLACE), ENODATA,
+		    "xattr: XATTR_REPLACE of a missing name fails with ENODATA");
+	check_sys(setxattr("xa", "user.v9fs.a", "beta22", 6, XATTR_REPLACE),
+		  "xattr: XATTR_REPLACE of an existing name");
+	n = getxattr("xa", "user.v9fs.a", buf, sizeof(buf));
+	check(n == 6 && !memcmp(buf, "beta22", 6), n < 0 ? strerror(errno) : "wrong value",
+	      "xattr: the replaced value reads back");
+	check_errno(getxattr("xa", "user.v9fs.none", buf, sizeof(buf)), ENODATA,
+		    "xattr: getxattr of a missing name fails with ENODATA");
+	fill_pattern((unsigned char *)big, sizeof(big), 7);
+	check_sys(setxattr("xa", "user.v9fs.big", big, sizeof(big), 0),
+		  "xattr: set a 4000-byte value");
+	n = getxattr("xa", "user.v9fs.big", buf, sizeof(buf));
+	snprintf(why, sizeof(why), "%zd bytes%s", n, n < 0 ? "" : ", content differs");
+	check(n == (ssize_t)sizeof(big) && !memcmp(buf, big, sizeof(big)), why,
+	      "xattr: the 4000-byte value reads back");
+	check_sys(removexattr("xa", "user.v9fs.a"), "xattr: removexattr");
+	check_errno(getxattr("xa", "user.v9fs.a", buf, sizeof(buf)), ENODATA,
+		    "xattr: the removed name is gone (ENODATA)");
+	check_errno(removexattr("xa", "user.v9fs.a"), ENODATA,
+		    "xattr: removexattr of a missing name fails with ENODATA");
+	if (check_sys(mkdir("xd", 0755), "xattr: mkdir")) {
+		check_sys(setxattr("xd", "user.v9fs.d", "dir", 3, 0), "xattr: set on a directory");
+		n = getxattr("xd", "user.v9fs.d", buf, sizeof(buf));
+		check(n == 3 && !memcmp(buf, "dir", 3), n < 0 ? strerror(errno) : "wrong value",
+		      "xattr: the directory's value reads back");
+		rmdir("xd");
+	}
+	unlink("xa");
+}
+
+static void test_statfs_df(void)
+{
+	struct statfs sf, ex;
+	double total, etotal, avail, eavail, slack;
+
+	if (skipped("statfs-df"))
+		return;
+	if (!check_sys(statfs(".", &sf), "statfs-df: statfs(\".\")"))
+		return;
+	check(sf.f_bsize > 0 && sf.f_blocks > 0, "zero", "statfs-df: f_bsize %ld, f_blocks %llu",
+	      (long)sf.f_bsize, (unsigned long long)sf.f_blocks);
+	check(sf.f_bfree <= sf.f_blocks && sf.f_bavail <= sf.f_blocks, "more free than there is",
+	      "statfs-df: f_bfree %llu and f_bavail %llu are at most f_blocks",
+	      (unsigned long long)sf.f_bfree, (unsigned long long)sf.f_bavail);
+	check(sf.f_ffree <= sf.f_files, "more free than there is",
+	      "statfs-df: f_ffree %llu is at most f_files %llu",
+	      (unsigned long long)sf.f_ffree, (unsigned long long)sf.f_files);
+	check(sf.f_namelen > 0, "0", "statfs-df: f_namelen %ld", (long)sf.f_namelen);
+	if (!export_dir)
+		return;
+	if (!check_sys(statfs(export_dir, &ex), "statfs-df: statfs of the export %s", export_dir))
+		return;
+	total = (double)sf.f_blocks * sf.f_bsize;
+	etotal = (double)ex.f_blocks * ex.f_bsize;
+	avail = (double)sf.f_bavail * sf.f_bsize;
+	eavail = (double)ex.f_bavail * ex.f_bsize;
+	check(total > etotal - sf.f_bsize && total < etotal + sf.f_bsize, "differs",
+	      "statfs-df: size %.0f bytes, the export's %.0f", total, etotal);
+	/* the export may change while we look: a few MiB or 1% either way */
+	slack = etotal / 100 > 4 << 20 ? etotal / 100 : 4 << 20;
+	check(avail >= eavail - slack && avail <= eavail + slack, "too far apart",
+	      "statfs-df: available %.0f bytes, the export's %.0f", avail, eavail);
+}
+
+static void test_xdir_rename(void)
+{
+	char why[200];
+	struct stat st;
+	int fd, e;
+
+	if (skipped("xdir-rename"))
+		return;
+	if (!check_sys(mkdir("xr-a", 0755) | mkdir("xr-b", 0755), "xdir-rename: two directories"))
+		return;
+	check_sys(write_file("xr-a/f", "F", 1) | write_file("xr-b/t", "T", 1),
+		  "xdir-rename: a file in each");
+	check_sys(rename("xr-a/f", "xr-b/t"),
+		  "xdir-rename: a file onto an existing file in another directory");
+	check_errno(stat("xr-a/f", &st), ENOENT, "xdir-rename: the source name is gone");
+	check(file_is("xr-b/t", "F", why, sizeof(why)), why,
+	      "xdir-rename: the target has the source's content");
+
+	/* an open file keeps working after a move to another directory */
+	fd = open("xr-b/t", O_RDONLY);
+	if (check_sys(fd, "xdir-rename: open the file")) {
+		char c = 0;
+
+		check_sys(rename("xr-b/t", "xr-a/g"), "xdir-rename: move the open file back");
+		check(pread(fd, &c, 1, 0) == 1 && c == 'F', "read failed or differs",
+		      "xdir-rename: the open descriptor still reads the file");
+		close(fd);
+	}
+
+	check_sys(mkdir("xr-a/d", 0755), "xdir-rename: a directory with a file in it");
+	write_file("xr-a/d/in", "I", 1);
+	check_sys(mkdir("xr-b/e", 0755), "xdir-rename: an empty directory in the other one");
+	check_sys(rename("xr-a/d", "xr-b/e"),
+		  "xdir-rename: a directory onto an empty directory in another directory");
+	check_errno(stat("xr-a/d", &st), ENOENT, "xdir-rename: the directory's old name is gone");
+	check(file_is("xr-b/e/in", "I", why, sizeof(why)), why,
+	      "xdir-rename: its file is found under the new name");
+
+	check_sys(mkdir("xr-a/d2", 0755), "xdir-rename: another directory");
+	e = rename("xr-a/d2", "xr-b/e") < 0 ? errno : 0;
+	check(e == ENOTEMPTY || e == EEXIST, e ? strerrorname_np(e) : "succeeded",
+	      "xdir-rename: a directory onto a non-empty one fails with ENOTEMPTY or EEXIST");
+	check(file_is("xr-b/e/in", "I", why, sizeof(why)), why,
+	      "xdir-rename: the non-empty target is untouched");
+	check_errno(rename("xr-a/g", "xr-b/e"), EISDIR,
+		    "xdir-rename: a file onto a directory fails with EISDIR");
+	check_errno(rename("xr-a/d2", "xr-a/g"), ENOTDIR,
+		    "xdir-rename: a directory onto a file fails with ENOTDIR");
+	check_errno(rename("xr-b", "xr-b/e/sub"), EINVAL,
+		    "xdir-rename: a directory into itself fails with EINVAL");
+	check(file_is("xr-a/g", "F", why, sizeof(why)), why,
+	      "xdir-rename: the refused renames left the file alone");
+	unlink("xr-a/g");
+	rmdir("xr-a/d2");
+	unlink("xr-b/e/in");
+	rmdir("xr-b/e");
+	rmdir("xr-a");
+	rmdir("xr-b");
+}
+
 static const char *const groups[] = {
 	"create", "rw", "append", "truncate", "rename", "xdev-rename", "links", "symlinks",
 	"mkdir", "readdir", "seekdir", "chmod", "chown", "utimes", "statfs", "unlink-open",
-	"excl", "errors", "sparse4g", "fifo", "nlink", "users", NULL,
+	"excl", "errors", "sparse4g", "fifo", "nlink", "users", "locks", "xattr", "statfs-df",
+	"xdir-rename", NULL,
 };
 
 static int known_group(const char *name, size_t len)
@@ -1234,8 +1767,8 @@ static void usage(void)
 {
 	int i;
 
-	fprintf(stderr, "usage: posix-suite [-s group,...] [-g group,...] [-p prefix] "
-		"[-n entries] "
+	fprintf(stderr, "usage: posix-suite [-s group,...] [-g group,...] [-x group,...] "
+		"[-E export-dir] [-p prefix] [-n entries] "
 		"[-D readdir-dir] DIR\n"
 		"       posix-suite -n entries -M DIR   (make DIR's entries for a later -D)\n"
 		"groups:");
@@ -1274,7 +1807,7 @@ int main(int argc, char **argv)
 
 	const char *make_dir = NULL, *given = NULL;
 
-	while ((opt = getopt(argc, argv, "s:g:p:n:D:M:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:g:x:E:p:n:D:M:h")) != -1) {
 		switch (opt) {
 		case 'D':
 			given = optarg;
@@ -1287,6 +1820,12 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			onlylist = optarg;
+			break;
+		case 'x':
+			extralist = optarg;
+			break;
+		case 'E':
+			export_dir = optarg;
 			break;
 		case 'p':
 			prefix = optarg;
@@ -1312,13 +1851,13 @@ int main(int argc, char **argv)
 			snprintf(rd_dir, sizeof(rd_dir), "%s/%s", argv[optind], given);
 		rd_given = 1;
 	}
-	for (int l = 0; l < 2; l++) {
-		for (p = l ? onlylist : skiplist; p && *p;) {
+	for (int l = 0; l < 3; l++) {
+		for (p = l == 2 ? extralist : l ? onlylist : skiplist; p && *p;) {
 			size_t len = strcspn(p, ",");
 
 			if (len && !known_group(p, len)) {
 				fprintf(stderr, "posix-suite: unknown group '%.*s' in -%c\n",
-					(int)len, p, l ? 'g' : 's');
+					(int)len, p, "sgx"[l]);
 				usage();
 			}
 			p += len + (p[len] == ',');
@@ -1358,6 +1897,10 @@ int main(int argc, char **argv)
 	test_fifo();
 	took("chmod to fifo", t0);
 	test_users();
+	test_locks();
+	test_xattr();
+	test_statfs_df();
+	test_xdir_rename();
 
 	if (chdir("..") == 0)
 		remove_tree(work);

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lprobe: one metadata call on a path, and the errno it ended with, as a
+ * number (the shell cannot show errnos above the ones libc names).
+ *
+ *	lprobe OP PATH
+ *
+ * OP is one of
+ *	stat      stat(2): "ok MODE" (st_mode in octal)
+ *	readlink  readlink(2) into a buffer of 2 * PATH_MAX: "ok LENGTH"
+ *	statfs    statfs(2): "ok BSIZE BLOCKS"
+ *	readdir   getdents64(2) to the end: "ok N [name] [name] ..." (N entries,
+ *		  the first 8 names in brackets); "loop N" when it has not
+ *		  ended after 10,000 entries (the offsets do not advance)
+ *	readall   read(2) to the end of the file: "ok BYTES"
+ * A failed call prints "err N" (its errno). Exit status 0, 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+
+#define MAX_ENTRIES	10000
+#define SHOWN		8
+
+static int fail(void)
+{
+	printf("err %d\n", errno);
+	return 0;
+}
+
+static int list(const char *path)
+{
+	char buf[4096], names[SHOWN * 80] = "";
+	long n, total = 0;
+	int fd = open(path, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return fail();
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long p = 0; p < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + p);
+
+			if (total < SHOWN)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 " [%.64s]", d->d_name);
+			total++;
+			p += d->d_reclen;
+		}
+		if (total > MAX_ENTRIES) {
+			printf("loop %ld\n", total);
+			return 0;
+		}
+	}
+	if (n < 0)
+		return fail();
+	printf("ok %ld%s\n", total, names);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char buf[2 * PATH_MAX];
+	struct statfs sf;
+	struct stat st;
+	long n, total = 0;
+	int fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: lprobe stat|readlink|statfs|readdir|readall PATH\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "stat")) {
+		if (stat(argv[2], &st) < 0)
+			return fail();
+		printf("ok %o\n", st.st_mode);
+	} else if (!strcmp(argv[1], "readlink")) {
+		n = readlink(argv[2], buf, sizeof(buf));
+		if (n < 0)
+			return fail();
+		printf("ok %ld\n", n);
+	} else if (!strcmp(argv[1], "statfs")) {
+		if (statfs(argv[2], &sf) < 0)
+			return fail();
+		printf("ok %ld %llu\n", (long)sf.f_bsize, (unsigned long long)sf.f_blocks);
+	} else if (!strcmp(argv[1], "readdir")) {
+		return list(argv[2]);
+	} else if (!strcmp(argv[1], "readall")) {
+		fd = open(argv[2], O_RDONLY);
+		if (fd < 0)
+			return fail();
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			total += n;
+		if (n < 0)
+			return fail();
+		printf("ok %ld\n", total);
+	} else {
+		fprintf(stderr, "lprobe: unknown OP %s\n", argv[1]);
+		return 2;
+	}
+	return 0;
+}
