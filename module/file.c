@@ -44,12 +44,16 @@ u8 ninep_open_mode(unsigned int f_flags)
  * each travels by name. O_CREAT, O_EXCL and O_NOCTTY are not Tlopen's
  * business (Tlcreate adds the first two itself); O_DIRECT and FASYNC stay
  * here: I/O is direct already and the server's descriptor signals no one.
+ * O_APPEND stays here too: the client places appends itself, as over
+ * 9P2000.u (see ninep_file_write_iter), and sends every Twrite with its
+ * offset. A server descriptor opened O_APPEND would ignore those offsets,
+ * and the chunks of one large write, in flight together, could land out of
+ * order; fcntl(F_SETFL) could not change it later either.
  */
 u32 ninep_dotl_open_flags(unsigned int f_flags)
 {
 	static const struct { unsigned int o; u32 l; } map[] = {
 		{ O_TRUNC,	V9P_DOTL_TRUNC },
-		{ O_APPEND,	V9P_DOTL_APPEND },
 		{ O_NONBLOCK,	V9P_DOTL_NONBLOCK },
 		{ O_DSYNC,	V9P_DOTL_DSYNC },
 		{ O_LARGEFILE,	V9P_DOTL_LARGEFILE },
