@@ -39,10 +39,10 @@ OPS=10000
 OPS_SHORT=2500
 SEED=${V9FS_FSX_SEED:-$(date +%s)}
 NO_DOTL="our client does not speak 9P2000.L"
-# diod answers Tlock with a whole-file flock(2) on the fid's open file, ignoring
-# the range, and shares one open file between fids opened alike: two processes'
-# locks on disjoint ranges conflict or not depending on that sharing.
-DIOD_LOCKS="diod locks whole files (flock on a shared open file), not byte ranges"
+# diod answers Tlock with a whole-file flock(2) on the fid's descriptor, ignoring
+# the range: a lock on bytes 20-29 beside another process's on 0-9 conflicts
+# there. (The in-tree client passes that check on diod; why is not known.)
+DIOD_LOCKS="diod locks whole files (flock), not byte ranges"
 mkdir -p "$OUT" "$EXPORT" "$DEXPORT"
 
 # key LINE: what identifies a check across runs: the text after the run's label,
