@@ -136,12 +136,20 @@ static bool flush_overdue(struct ninep_client *c)
 	return overdue;
 }
 
-/* ninep_req_new() flags */
-#define REQ_NOTAG	0x1	/* Tversion: the tag is NOTAG */
-#define REQ_WAIT	0x2	/* wait for a free tag if all are in flight */
+/*
+ * Tags stay below 0x8000. QEMU's 9P server (7.2 at least) reads the oldtag
+ * of a Tflush as a signed 16-bit number and compares it with its requests'
+ * unsigned tags, so a Tflush of a tag from 0x8000 up finds nothing: Rflush
+ * comes at once and the flushed request's own reply after it, to a tag
+ * already retired (or reused). flush(5) promises the opposite order. The
+ * in-tree client, which takes the lowest free tag, rarely goes that high.
+ * 32768 requests in flight are still far more than any transport holds.
+ */
+#define NINEP_TAG_MAX	0x7fff
 
 /*
- * A free tag for @req in the table. With every tag in flight (65535), wait
+ * A free tag for @req in the table, taken in turn (a tag just retired is
+ * the last to be reused). With every tag in flight (NINEP_TAG_MAX + 1), wait
  * for one to be retired rather than fail (a busy connection is no error),
  * if @wait: a caller that may be the receiver (a clunk from retiring) must
  * not wait, since only receiving retires. 0, -EBUSY (full, no waiting),
@@ -156,7 +164,7 @@ static int tag_alloc(struct ninep_client *c, struct ninep_req *req, u32 *tag,
 		/* Read before trying: a retire after this changes it. */
 		gen = atomic_read(&c->retired);
 		err = xa_alloc_cyclic(&c->reqs, tag, req,
-				      XA_LIMIT(0, V9P_NOTAG - 1),
+				      XA_LIMIT(0, NINEP_TAG_MAX),
 				      &c->next_tag, GFP_NOFS);
 		if (err != -EBUSY)
 			return err < 0 ? err : 0;
