@@ -314,3 +314,52 @@ int ninep_getlock(struct ninep_fid *fid, struct v9p_tgetlock *gl)
 	ninep_req_put(req);
 	return 0;
 }
+
+/*
+ * Txattrwalk: a new fid from which the attribute @name of @fid's file (the
+ * list of names if @name is "") is read; *@size is what the server says
+ * it holds, unchecked.
+ */
+struct ninep_fid *ninep_xattrwalk(struct ninep_fid *fid, const char *name,
+				  u64 *size)
+{
+	struct v9p_fcall f = { .type = V9P_TXATTRWALK };
+	struct ninep_fid *newfid;
+	struct ninep_req *req;
+	int err;
+
+	newfid = ninep_fid_new(fid->clnt);
+	if (IS_ERR(newfid))
+		return newfid;
+	f.txattrwalk.fid = fid->fid;
+	f.txattrwalk.newfid = newfid->fid;
+	err = v9p_str_set(&f.txattrwalk.name, name);
+	if (err) {
+		ninep_fid_put(newfid);
+		return ERR_PTR(err);
+	}
+	req = ninep_rpc(fid->clnt, &f, NINEP_SMALL_RBUF, ninep_fid_get(newfid));
+	if (IS_ERR(req)) {
+		ninep_fid_put(newfid);
+		return ERR_CAST(req);
+	}
+	*size = req->rc.rxattrwalk.size;
+	newfid->established = true;
+	ninep_req_put(req);
+	return newfid;
+}
+
+int ninep_xattrcreate(struct ninep_fid *fid, const char *name, u64 size,
+		      u32 flags)
+{
+	struct v9p_fcall f = { .type = V9P_TXATTRCREATE };
+	int err;
+
+	f.txattrcreate.fid = fid->fid;
+	f.txattrcreate.attr_size = size;
+	f.txattrcreate.flags = flags;
+	err = v9p_str_set(&f.txattrcreate.name, name);
+	if (err)
+		return err;
+	return rpc_noreply(fid->clnt, &f);
+}

@@ -335,6 +335,26 @@ struct ninep_fid *ninep_fid_get(struct ninep_fid *fid)
 	return fid;
 }
 
+/* A packed Tclunk of fid number @n; @flags as for ninep_req_new(). */
+static struct ninep_req *clunk_req_new(struct ninep_client *c, u32 n,
+				       unsigned int flags)
+{
+	struct v9p_fcall f = { .type = V9P_TCLUNK };
+	struct ninep_req *req;
+	int err;
+
+	req = ninep_req_new(c, NINEP_SMALL_RBUF, flags);
+	if (IS_ERR(req))
+		return req;
+	f.tclunk.fid = n;
+	err = ninep_req_pack(c, req, &f);
+	if (err) {
+		ninep_req_drop(c, req);
+		return ERR_PTR(err);
+	}
+	return req;
+}
+
 /*
  * The last put clunks an established fid without waiting: the fid number
  * stays allocated until Rclunk (or connection death) retires the request,
@@ -343,7 +363,6 @@ struct ninep_fid *ninep_fid_get(struct ninep_fid *fid)
  */
 void ninep_fid_put(struct ninep_fid *fid)
 {
-	struct v9p_fcall f = { .type = V9P_TCLUNK };
 	struct ninep_client *c;
 	struct ninep_req *req;
 	u32 n;
@@ -353,15 +372,10 @@ void ninep_fid_put(struct ninep_fid *fid)
 	c = fid->clnt;
 	if (!fid->established || READ_ONCE(c->dead))
 		goto free;
-	req = ninep_req_new(c, NINEP_SMALL_RBUF, 0);	/* may run in the receiver */
+	n = fid->fid;
+	req = clunk_req_new(c, n, 0);	/* may run in the receiver */
 	if (IS_ERR(req))
 		goto forget;
-	n = fid->fid;
-	f.tclunk.fid = n;
-	if (ninep_req_pack(c, req, &f)) {
-		ninep_req_drop(c, req);
-		goto forget;
-	}
 	spin_lock(&c->lock);
 	if (!req->in_table) {
 		/* The connection died meanwhile. */
@@ -392,6 +406,57 @@ forget:
 	}
 free:
 	ninep_fid_free(fid);
+}
+
+/*
+ * The waited-for clunk. When the wait is given up (fatal signal, timeout=),
+ * the Tclunk is flushed and may never have reached the server: the fid
+ * then goes with the request as the fid of an abandoned call does, and its
+ * put at retire clunks once more (a server that did clunk it answers that
+ * one with an error, which nobody sees). Its number stays taken until then.
+ * Whenever no Tclunk can be waited for, the fid takes the asynchronous way.
+ */
+int ninep_fid_clunk(struct ninep_fid *fid)
+{
+	struct ninep_client *c = fid->clnt;
+	struct ninep_req *req;
+	bool abandoned = false;
+	int err;
+
+	if (WARN_ON_ONCE(!refcount_dec_and_test(&fid->ref)))
+		return -EBUSY;	/* the other holder's put clunks it */
+	if (!fid->established) {
+		ninep_fid_free(fid);
+		return 0;
+	}
+	if (READ_ONCE(c->dead)) {
+		ninep_fid_free(fid);
+		return -EIO;
+	}
+	err = -EINTR;
+	if (fatal_signal_pending(current))
+		goto async;
+	req = clunk_req_new(c, fid->fid, REQ_WAIT);
+	if (IS_ERR(req)) {
+		err = PTR_ERR(req);
+		goto async;
+	}
+	clnt_dbg(c, NINEP_DEBUG_RPC, "clunk fid %u and wait (tag %u)\n",
+		 fid->fid, req->tag);
+	refcount_set(&fid->ref, 1);	/* for ninep_req_wait() to consume */
+	err = ninep_req_send(c, req);
+	if (!err)
+		err = ninep_req_wait(c, req, fid, &abandoned);
+	if (!err || !abandoned) {
+		/* Answered, or the connection is dead: the number is free. */
+		ninep_req_put(req);
+		ninep_fid_free(fid);
+	}
+	return err;
+async:
+	refcount_set(&fid->ref, 1);
+	ninep_fid_put(fid);
+	return err;
 }
 
 /* ---- module ---- */

@@ -160,8 +160,24 @@ ssize_t ninep_readdir(struct ninep_fid *fid, u64 offset, u8 *buf, u32 count);
 int ninep_lock(struct ninep_fid *fid, const struct v9p_tlock *tl, u8 *status);
 /* Tgetlock: @gl in, and its type/start/length/proc_id from the reply. */
 int ninep_getlock(struct ninep_fid *fid, struct v9p_tgetlock *gl);
+/*
+ * Txattrwalk: a new fid to Tread the attribute @name from (the names, if
+ * @name is ""); *@size is the server's word, for the caller to check.
+ */
+struct ninep_fid *ninep_xattrwalk(struct ninep_fid *fid, const char *name,
+				  u64 *size);
+/* Txattrcreate: @fid turns into one that takes @size bytes of value. */
+int ninep_xattrcreate(struct ninep_fid *fid, const char *name, u64 size,
+		      u32 flags);
 
 struct ninep_fid *ninep_fid_get(struct ninep_fid *fid);
 void ninep_fid_put(struct ninep_fid *fid);
+/*
+ * Drop the caller's reference, which must be the last one, with a Tclunk
+ * that is waited for: its error is the server's (an xattr fid commits its
+ * value at clunk). A fatal signal or timeout= ends the wait as for any
+ * call; the fid number stays taken until the server is done with it.
+ */
+int ninep_fid_clunk(struct ninep_fid *fid);
 
 #endif /* NINEP_CLIENT_H */

@@ -612,15 +612,18 @@ const struct inode_operations ninep_dotl_dir_iops = {
 	.rename		= ninep_dotl_rename,
 	.getattr	= ninep_dotl_getattr,
 	.setattr	= ninep_dotl_setattr,
+	.listxattr	= ninep_listxattr,
 };
 
 const struct inode_operations ninep_dotl_file_iops = {
 	.getattr	= ninep_dotl_getattr,
 	.setattr	= ninep_dotl_setattr,
+	.listxattr	= ninep_listxattr,
 };
 
 const struct inode_operations ninep_dotl_symlink_iops = {
 	.get_link	= ninep_dotl_get_link,
 	.getattr	= ninep_dotl_getattr,
 	.setattr	= ninep_dotl_setattr,
+	.listxattr	= ninep_listxattr,
 };

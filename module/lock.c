@@ -135,6 +135,7 @@ static int ninep_lock_get(struct file *filp, struct file_lock *fl)
 	struct ninep_fid *fid = ninep_file_fid(filp);
 	unsigned char type = ninep_fl_type(fl);
 	struct v9p_tgetlock gl = {};
+	bool known = true;
 	int err;
 
 	posix_test_lock(filp, fl);
@@ -162,10 +163,11 @@ static int ninep_lock_get(struct file *filp, struct file_lock *fl)
 		type = F_WRLCK;
 		break;
 	default:
-		gl.start = OFFSET_MAX;	/* refused below */
+		known = false;
 		break;
 	}
-	if (gl.start > OFFSET_MAX || gl.length > (u64)OFFSET_MAX - gl.start) {
+	if (!known || gl.start > OFFSET_MAX ||
+	    gl.length > (u64)OFFSET_MAX - gl.start) {
 		pr_warn_ratelimited("Rgetlock with type %u, range %llu+%llu: EIO\n",
 				    gl.type, gl.start, gl.length);
 		return -EIO;

@@ -26,7 +26,7 @@ enum ninep_param {
 	NINEP_OPT_ANAME, NINEP_OPT_PORT, NINEP_OPT_MSIZE, NINEP_OPT_UID,
 	NINEP_OPT_GID, NINEP_OPT_AFID, NINEP_OPT_DEBUG, NINEP_OPT_NOEXTEND,
 	NINEP_OPT_NODEVMAP, NINEP_OPT_RFDNO, NINEP_OPT_WFDNO, NINEP_OPT_VERSION,
-	NINEP_OPT_TIMEOUT,
+	NINEP_OPT_TIMEOUT, NINEP_OPT_NOXATTR,
 };
 
 /* Sorted by name, as the fs_parser table validator likes them. */
@@ -70,6 +70,7 @@ static const struct fs_parameter_spec ninep_param_specs[] = {
 	fsparam_u32("wfdno",		NINEP_OPT_WFDNO),
 	fsparam_enum("version",		NINEP_OPT_VERSION, ninep_version_names),
 	fsparam_u32("timeout",		NINEP_OPT_TIMEOUT),
+	fsparam_flag("noxattr",		NINEP_OPT_NOXATTR),
 	{}
 };
 
@@ -186,6 +187,9 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case NINEP_OPT_TIMEOUT:
 		s->copts.timeout = result.uint_32;
 		break;
+	case NINEP_OPT_NOXATTR:
+		s->flags |= NINEP_NOXATTR;
+		break;
 	default:
 		return invalfc(fc, "option '%s' is not handled", param->key);
 	}
@@ -225,6 +229,8 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 		seq_printf(m, ",timeout=%u", s->copts.timeout);
 	if (s->flags & NINEP_NODEVMAP)
 		seq_puts(m, ",nodevmap");
+	if (s->flags & NINEP_NOXATTR)
+		seq_puts(m, ",noxattr");
 	return 0;
 }
 
@@ -322,6 +328,9 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (ninep_dotl(s)) {
 		/* 9P2000.L times: 64-bit seconds and nanoseconds. */
 		sb->s_time_gran = 1;
+		/* The other dialects have no xattrs: no s_xattr, EOPNOTSUPP. */
+		sb->s_xattr = (s->flags & NINEP_NOXATTR) ?
+			      ninep_noxattr_handlers : ninep_xattr_handlers;
 	} else {
 		/* 9P2000 times are whole seconds, unsigned 32-bit. */
 		sb->s_time_gran = NSEC_PER_SEC;

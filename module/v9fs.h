@@ -26,6 +26,7 @@
 #define NINEP_AFID_GIVEN		0x10
 #define NINEP_RFD_GIVEN		0x20
 #define NINEP_WFD_GIVEN		0x40
+#define NINEP_NOXATTR		0x80	/* extended attributes refused */
 
 /*
  * One mounted file system. The option fields are filled while parsing and
@@ -141,6 +142,11 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga);
 int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid);
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 					struct ninep_fid *fid);
+
+/* xattr.c: 9P2000.L extended attributes */
+extern const struct xattr_handler *ninep_xattr_handlers[];
+extern const struct xattr_handler *ninep_noxattr_handlers[];
+ssize_t ninep_listxattr(struct dentry *dentry, char *list, size_t size);
 
 /* dir.c */
 extern const struct file_operations ninep_dir_fops;

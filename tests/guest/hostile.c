@@ -54,6 +54,21 @@
  *	readlink-long	a symlink "link" whose Rreadlink is 5000 bytes, longer
  *			than PATH_MAX
  *	statfs-bsize0	Rstatfs says bsize 0 (and blocks, files as usual)
+ *	xattr-huge	every Rxattrwalk says 2^40 bytes (a Tread of that fid
+ *			gets zeros)
+ *	xattr-big	every Rxattrwalk of a name says 4096 bytes ('x's); the
+ *			name list is "user.h" as usual
+ *	xattr-bigread	the Rread of an xattr fid carries 100 bytes more than
+ *			the Tread asked for
+ *	xattr-nonul	the name list is "user.a", NUL, "user.b", with no NUL at
+ *			the end
+ *	lock-status	every Rlock says status 7 (not OK, BLOCKED, ERROR or GRACE)
+ *	getlock-range	every Rgetlock says a write lock at 2^63 - 10, 100 bytes
+ *			long: past the largest offset
+ *	getlock-type	every Rgetlock says lock type 9 over the whole file
+ * Outside the xattr-* modes Txattrwalk and Txattrcreate get EOPNOTSUPP; there
+ * every name has the value "hostile-xattr-16" and the list is "user.h".
+ * Outside the lock modes Tlock and Tgetlock get EOPNOTSUPP.
  *
  * Each connection is served by its own child process, so a stalled one does
  * not block the next mount.  -s serves a single connection on stdin/stdout
@@ -83,9 +98,11 @@ enum mode {
 	M_NONE, M_MALFORMED, M_OVERSIZED, M_BADTAG, M_BADTYPE, M_BIGCOUNT, M_STALL, M_CLOSE,
 	M_RERROR, M_NOVERSION, M_ECHOMSIZE, M_STREAM, M_FAILWRITE, M_RENAMEFAIL,
 	M_GETATTR_SHORT, M_GETATTR_NOMODE, M_GETATTR_LIES, M_READDIR_COUNT, M_READDIR_OVERRUN,
-	M_READDIR_NAME, M_READDIR_STUCK, M_IOUNIT, M_READLINK_LONG, M_STATFS_BSIZE0
+	M_READDIR_NAME, M_READDIR_STUCK, M_IOUNIT, M_READLINK_LONG, M_STATFS_BSIZE0,
+	M_XATTR_HUGE, M_XATTR_BIG, M_XATTR_BIGREAD, M_XATTR_NONUL, M_LOCK_STATUS,
+	M_GETLOCK_RANGE, M_GETLOCK_TYPE
 };
-#define M_LAST	M_STATFS_BSIZE0
+#define M_LAST	M_GETLOCK_TYPE
 
 static const char *const mode_names[] = {
 	[M_NONE] = "none", [M_MALFORMED] = "malformed", [M_OVERSIZED] = "oversized",
@@ -98,6 +115,10 @@ static const char *const mode_names[] = {
 	[M_READDIR_OVERRUN] = "readdir-overrun", [M_READDIR_NAME] = "readdir-name",
 	[M_READDIR_STUCK] = "readdir-stuck", [M_IOUNIT] = "iounit",
 	[M_READLINK_LONG] = "readlink-long", [M_STATFS_BSIZE0] = "statfs-bsize0",
+	[M_XATTR_HUGE] = "xattr-huge", [M_XATTR_BIG] = "xattr-big",
+	[M_XATTR_BIGREAD] = "xattr-bigread", [M_XATTR_NONUL] = "xattr-nonul",
+	[M_LOCK_STATUS] = "lock-status", [M_GETLOCK_RANGE] = "getlock-range",
+	[M_GETLOCK_TYPE] = "getlock-type",
 };
 
 #define DATA_SIZE	65536
@@ -106,6 +127,10 @@ static const char *const mode_names[] = {
 #define QPATH_SRC	3
 #define QPATH_LINK	4	/* readlink-long only: a symlink */
 #define NFILES		5	/* qpaths below this */
+#define QPATH_XVALUE	100	/* an xattr fid: a value, */
+#define QPATH_XLIST	101	/* or the list of names */
+#define XATTR_VALUE	"hostile-xattr-16"
+#define XATTR_BIG	4096	/* xattr-big's value length */
 #define LONG_LINK	5000	/* bytes of readlink-long's target */
 #define MAX_FIDS	256
 #define STREAM_SIZE	(1 << 20)
@@ -616,6 +641,118 @@ static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 	return write_full(c->wfd, c->out, h + n);
 }
 
+/* The bytes an xattr fid holds: the list or a value, as the mode has it. */
+static u64 xattr_content(int list, const char **data)
+{
+	static const char nonul[] = "user.a\0user.b";
+
+	if (mode == M_XATTR_HUGE) {
+		*data = NULL;
+		return 1ULL << 40;
+	}
+	if (list && mode == M_XATTR_NONUL) {
+		*data = nonul;
+		return sizeof(nonul) - 1;	/* without the final NUL */
+	}
+	if (list) {
+		*data = "user.h";
+		return sizeof("user.h");
+	}
+	if (mode == M_XATTR_BIG) {
+		*data = NULL;
+		return XATTR_BIG;
+	}
+	*data = XATTR_VALUE;
+	return strlen(XATTR_VALUE);
+}
+
+static int handle_xattrwalk(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .type = V9P_RXATTRWALK, .tag = t->tag };
+	u64 *from = fid_slot(c, t->txattrwalk.fid, 0), *to;
+	int list = t->txattrwalk.name.len == 0;
+	const char *data;
+
+	if (mode < M_XATTR_HUGE || mode > M_XATTR_NONUL)
+		return send_error(c, t->tag, EOPNOTSUPP);
+	if (!from)
+		return send_error(c, t->tag, EBADF);
+	to = fid_slot(c, t->txattrwalk.newfid, 1);
+	if (!to)
+		return send_error(c, t->tag, EMFILE);
+	*to = list ? QPATH_XLIST : QPATH_XVALUE;
+	r.rxattrwalk.size = xattr_content(list, &data);
+	logmsg("Rxattrwalk of '%.*s': %llu bytes (%s)", (int)t->txattrwalk.name.len,
+	       t->txattrwalk.name.s, (unsigned long long)r.rxattrwalk.size, mode_names[mode]);
+	return send_fcall(c, &r);
+}
+
+/* A Tread of an xattr fid; xattr-bigread sends 100 bytes more than asked. */
+static int xattr_read(struct conn *c, struct v9p_fcall *t, u64 q)
+{
+	struct v9p_fcall r = { .type = V9P_RREAD, .tag = t->tag };
+	u64 off = t->tread.offset, len;
+	u32 n = t->tread.count, i;
+	const char *data;
+	int h;
+
+	len = xattr_content(q == QPATH_XLIST, &data);
+	if (n > c->msize - V9P_RREAD_HDRSZ - 100)
+		n = c->msize - V9P_RREAD_HDRSZ - 100;
+	if (off >= len)
+		n = 0;
+	else if (n > len - off)
+		n = len - off;
+	if (mode == M_XATTR_BIGREAD) {
+		logmsg("Rread of an xattr fid: %u bytes for %u asked", n + 100, t->tread.count);
+		n += 100;
+	}
+	r.rread.count = n;
+	h = v9p_pack_io_hdr(&r, c->out, c->msize + 8192);
+	if (h < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		c->out[h + i] = data && off + i < len ? data[off + i] :
+				mode == M_XATTR_HUGE ? 0 : 'x';
+	return write_full(c->wfd, c->out, h + n);
+}
+
+/* Tlock and Tgetlock in the lock modes: what the mode says. */
+static int handle_lock(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .tag = t->tag };
+
+	if (mode < M_LOCK_STATUS || mode > M_GETLOCK_TYPE)
+		return send_error(c, t->tag, EOPNOTSUPP);
+	if (t->type == V9P_TLOCK) {
+		r.type = V9P_RLOCK;
+		r.rlock.status = mode == M_LOCK_STATUS ? 7 : V9P_LOCK_SUCCESS;
+		if (mode == M_LOCK_STATUS)
+			logmsg("Rlock with status 7");
+		return send_fcall(c, &r);
+	}
+	r.type = V9P_RGETLOCK;
+	r.rgetlock.type = V9P_LOCK_TYPE_UNLCK;
+	r.rgetlock.start = t->tgetlock.start;
+	r.rgetlock.length = t->tgetlock.length;
+	r.rgetlock.proc_id = t->tgetlock.proc_id;
+	if (mode == M_GETLOCK_RANGE) {
+		r.rgetlock.type = V9P_LOCK_TYPE_WRLCK;
+		r.rgetlock.start = (1ULL << 63) - 10;
+		r.rgetlock.length = 100;
+	} else if (mode == M_GETLOCK_TYPE) {
+		r.rgetlock.type = 9;
+		r.rgetlock.start = 0;
+		r.rgetlock.length = 0;
+	}
+	v9p_str_set(&r.rgetlock.client_id, "hostile");
+	if (mode != M_LOCK_STATUS)
+		logmsg("Rgetlock type %u start %llu length %llu", r.rgetlock.type,
+		       (unsigned long long)r.rgetlock.start,
+		       (unsigned long long)r.rgetlock.length);
+	return send_fcall(c, &r);
+}
+
 /* Answers one request the honest way; returns 0, or -1 to close. */
 static int serve_one(struct conn *c, struct v9p_fcall *t)
 {
@@ -735,6 +872,8 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 			return send_error(c, t->tag, EBADF);
 		if (*q == QPATH_ROOT)
 			return handle_dirread(c, t);
+		if (*q == QPATH_XVALUE || *q == QPATH_XLIST)
+			return xattr_read(c, t, *q);
 		{
 			u64 off = t->tread.offset;
 			u32 n = t->tread.count;
@@ -753,6 +892,11 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		r.type = V9P_RWRITE;
 		r.rwrite.count = t->twrite.count;
 		return send_fcall(c, &r);
+	case V9P_TXATTRWALK:
+		return handle_xattrwalk(c, t);
+	case V9P_TLOCK:
+	case V9P_TGETLOCK:
+		return handle_lock(c, t);
 	default:
 		return send_error(c, t->tag, EOPNOTSUPP);
 	}

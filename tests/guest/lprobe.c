@@ -13,6 +13,13 @@
  *		  the first 8 names in brackets); "loop N" when it has not
  *		  ended after 10,000 entries (the offsets do not advance)
  *	readall   read(2) to the end of the file: "ok BYTES"
+ *	getxattr  getxattr(2) of user.h into 256 bytes: "ok LENGTH"
+ *	xattrsize getxattr(2) of user.h with no buffer: "ok LENGTH"
+ *	listxattr listxattr(2) into 64 KiB: "ok LENGTH"
+ *	setxattr  setxattr(2) of user.h to "hostile-xattr-16": "ok"
+ *	setlk     fcntl(F_SETLK) of a write lock on the whole file: "ok"
+ *	getlk     fcntl(F_GETLK) of a write lock on the whole file:
+ *		  "ok TYPE START LEN" (l_type, l_start, l_len)
  * A failed call prints "err N" (its errno). Exit status 0, 2 on a usage error.
  */
 #define _GNU_SOURCE
@@ -26,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 
 #define MAX_ENTRIES	10000
 #define SHOWN		8
@@ -67,14 +75,16 @@ static int list(const char *path)
 
 int main(int argc, char **argv)
 {
-	static char buf[2 * PATH_MAX];
+	static char buf[2 * PATH_MAX], xbuf[65536];
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	struct statfs sf;
 	struct stat st;
 	long n, total = 0;
 	int fd;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: lprobe stat|readlink|statfs|readdir|readall PATH\n");
+		fprintf(stderr, "usage: lprobe stat|readlink|statfs|readdir|readall|getxattr|"
+			"xattrsize|listxattr|setxattr|setlk|getlk PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "stat")) {
@@ -101,6 +111,30 @@ int main(int argc, char **argv)
 		if (n < 0)
 			return fail();
 		printf("ok %ld\n", total);
+	} else if (!strcmp(argv[1], "getxattr") || !strcmp(argv[1], "xattrsize")) {
+		n = getxattr(argv[2], "user.h", argv[1][0] == 'g' ? xbuf : NULL,
+			     argv[1][0] == 'g' ? 256 : 0);
+		if (n < 0)
+			return fail();
+		printf("ok %ld\n", n);
+	} else if (!strcmp(argv[1], "setxattr")) {
+		if (setxattr(argv[2], "user.h", "hostile-xattr-16", 16, 0) < 0)
+			return fail();
+		printf("ok\n");
+	} else if (!strcmp(argv[1], "listxattr")) {
+		n = listxattr(argv[2], xbuf, sizeof(xbuf));
+		if (n < 0)
+			return fail();
+		printf("ok %ld\n", n);
+	} else if (!strcmp(argv[1], "setlk") || !strcmp(argv[1], "getlk")) {
+		fd = open(argv[2], O_RDWR);
+		if (fd < 0 || fcntl(fd, argv[1][0] == 's' ? F_SETLK : F_GETLK, &fl) < 0)
+			return fail();
+		if (argv[1][0] == 's')
+			printf("ok\n");
+		else
+			printf("ok %d %lld %lld\n", fl.l_type, (long long)fl.l_start,
+			       (long long)fl.l_len);
 	} else {
 		fprintf(stderr, "lprobe: unknown OP %s\n", argv[1]);
 		return 2;

@@ -11,6 +11,7 @@ EXP=/tmp/opt-export
 M=/mnt/opt
 SOCK=/tmp/v9fsd.$P.sock
 PARAMS=/sys/module/9p2000/parameters
+LPROBE=/v9fs/bin/lprobe
 
 opts_of() { awk -v m="$1" '$2 == m { print $4 }' /proc/mounts; }
 mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts; }
@@ -204,6 +205,47 @@ if good "port=$P,nodevmap" 127.0.0.1 "nodevmap" nodevmap; then
 	check "nodevmap: mknod of a fifo is refused" sh -c "! mkfifo $M/newfifo"
 	umount_m
 fi
+
+# --- extended attributes (9P2000.L) and noxattr ----------------------------
+# user.h on the export itself says whether its filesystem keeps xattrs: a .L
+# mount then sets, reads and lists them; otherwise the server's EOPNOTSUPP
+# comes back. noxattr and the other dialects refuse them (EOPNOTSUPP, 95).
+echo x > "$EXP/xa"
+if [ "$($LPROBE setxattr "$EXP/xa")" = ok ]; then
+	XA_GET="ok 16" XA_SET=ok
+else
+	XA_GET="err 95" XA_SET="err 95"
+fi
+rm -f "$EXP/xa"
+echo x > "$EXP/xb"
+chmod 666 "$EXP/xb"
+if good "port=$P,version=9p2000.L" 127.0.0.1 "9P2000.L xattrs" version=9p2000.L; then
+	check "9P2000.L: setxattr(2) of user.h gives '$XA_SET'" \
+		test "$($LPROBE setxattr $M/xb)" = "$XA_SET"
+	check "9P2000.L: getxattr(2) of user.h gives '$XA_GET'" \
+		test "$($LPROBE getxattr $M/xb)" = "$XA_GET"
+	if [ "$XA_SET" = ok ]; then
+		check "9P2000.L: listxattr(2) lists user.h (7 bytes)" \
+			test "$($LPROBE listxattr $M/xb)" = "ok 7"
+	fi
+	umount_m
+fi
+if good "port=$P,version=9p2000.L,noxattr" 127.0.0.1 "noxattr" noxattr; then
+	for _op in getxattr xattrsize listxattr setxattr; do
+		check "noxattr: $_op fails with EOPNOTSUPP" \
+			test "$($LPROBE $_op $M/xb)" = "err 95"
+	done
+	check "noxattr: the file still reads" grep -qx x $M/xb
+	umount_m
+fi
+if good "port=$P,version=9p2000.u" 127.0.0.1 "9P2000.u xattrs"; then
+	check "9P2000.u: getxattr(2) fails with EOPNOTSUPP" \
+		test "$($LPROBE getxattr $M/xb)" = "err 95"
+	check "9P2000.u: setxattr(2) fails with EOPNOTSUPP" \
+		test "$($LPROBE setxattr $M/xb)" = "err 95"
+	umount_m
+fi
+rm -f "$EXP/xb"
 
 # --- afid: parsed and sent in Tattach; v9fsd has no auth and refuses it ----
 klog_mark

@@ -35,6 +35,13 @@
 #   - Rreadlink of 5000 bytes, longer than PATH_MAX: readlink(2) and a path
 #     through the link fail
 #   - Rstatfs with bsize 0: statfs(2) fails, or says a nonzero block size
+#   - Rxattrwalk of 2^40 bytes: getxattr(2), its size query and listxattr(2)
+#     fail; of 4096 bytes for a buffer of 256: ERANGE, and the size query says
+#     4096; an Rread of the xattr fid 100 bytes longer than asked: getxattr(2)
+#     fails; a name list without its final NUL: listxattr(2) fails
+#   - Rlock with status 7: fcntl(F_SETLK) fails (not run with the in-tree
+#     client, which WARNs on a status it does not know); Rgetlock of a range
+#     past 2^63 or of lock type 9: fcntl(F_GETLK) fails
 # Our client SKIPs these while it refuses version=9p2000.L (EINVAL, the option
 # named in the kernel log); any other mount failure fails.
 # Our client (9P) is asserted; the in-tree client (9p) runs the same cases and
@@ -421,6 +428,47 @@ dotl() { # dotl CLIENT
 		diag "$_c: statfs with bsize 0: $_r"
 		lstop $_c statfs-bsize0
 	fi
+
+	if lstart $_c xattr-huge -m xattr-huge; then
+		for op in getxattr xattrsize listxattr; do
+			expect $_c ".L Rxattrwalk of 2^40 bytes: $op fails" \
+				"$(an_error "$(lprobe $op $LM/data)")" "an error below 512"
+		done
+		lstop $_c xattr-huge
+	fi
+	if lstart $_c xattr-big -m xattr-big; then
+		expect $_c ".L Rxattrwalk of 4096 bytes: getxattr(2) into 256 gives ERANGE" \
+			"$(lprobe getxattr $LM/data)" "err 34"
+		expect $_c ".L Rxattrwalk of 4096 bytes: the size query" \
+			"$(lprobe xattrsize $LM/data)" "ok 4096"
+		lstop $_c xattr-big
+	fi
+	if lstart $_c xattr-bigread -m xattr-bigread; then
+		expect $_c ".L Rread of an xattr fid longer than asked: getxattr(2) fails" \
+			"$(an_error "$(lprobe getxattr $LM/data)")" "an error below 512"
+		lstop $_c xattr-bigread
+	fi
+	if lstart $_c xattr-nonul -m xattr-nonul; then
+		expect $_c ".L a name list with no final NUL: listxattr(2) fails" \
+			"$(an_error "$(lprobe listxattr $LM/data)")" "an error below 512"
+		expect $_c ".L a name list with no final NUL: getxattr(2) of a value" \
+			"$(lprobe getxattr $LM/data)" "ok 16"
+		lstop $_c xattr-nonul
+	fi
+	for m in lock-status getlock-range getlock-type; do
+		if [ $_c = 9p ] && [ $m = lock-status ]; then
+			diag "note: in-tree 9p: $m not run (it WARNs on a status it does not know)"
+			continue
+		fi
+		lstart $_c $m -m $m || continue
+		case $m in
+		lock-status) _r=$(lprobe setlk $LM/data) ;;
+		*) _r=$(lprobe getlk $LM/data) ;;
+		esac
+		expect $_c ".L $m: fcntl fails" "$(an_error "$_r")" "an error below 512"
+		diag "$_c: $m: $_r"
+		lstop $_c $m
+	done
 
 	# Rlerror. The in-tree client passes the errno through unchecked (512 and
 	# 4095 reach user space), so 529 (EIOCBQUEUED) to a Tread would come out

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Extended attributes of 9P2000.L mounts: the user., trusted. and security.
+ * namespaces through Txattrwalk (get, list: the value is read from the new
+ * fid) and Txattrcreate (set, remove: the value is written to the fid and
+ * committed by the server at clunk, whose answer is the call's).
+ *
+ * The VFS has checked names, sizes and permissions (trusted. needs
+ * CAP_SYS_ADMIN) before a handler runs; the server's answers are checked
+ * here. 9P has no removal message: a Txattrcreate of size 0 makes QEMU,
+ * diod and v9fsd remove the attribute at clunk, whatever its flags, so
+ * removexattr(2) is sent that way, and so, necessarily, is a set of an
+ * empty value, which on those servers removes the attribute too.
+ */
+#define pr_fmt(fmt) "9p2000: " fmt
+
+#include <linux/fs.h>
+#include <linux/uio.h>
+#include <linux/xattr.h>
+
+#include "v9fs.h"
+
+/* Read all @len bytes that @xfid (from Txattrwalk) holds into @buf. */
+static int xattr_read(struct ninep_fid *xfid, void *buf, size_t len)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
+	struct iov_iter to;
+	ssize_t n;
+
+	iov_iter_kvec(&to, ITER_DEST, &kv, 1, len);
+	n = ninep_read(xfid, 0, &to, len);
+	if (n < 0)
+		return n;
+	if (n != len) {
+		pr_warn_ratelimited("attribute of %zu bytes read as %zd: EIO\n",
+				    len, n);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * As getxattr(2) on the file of @fid: the attribute @name, or the list of
+ * names if @name is "", into @buf of @size bytes; only its length if @size
+ * is 0; -ERANGE if @size is too small.
+ */
+static ssize_t xattr_get(struct ninep_fid *fid, const char *name, void *buf,
+			 size_t size)
+{
+	bool list = !*name;
+	struct ninep_fid *xfid;
+	ssize_t ret;
+	u64 len;
+
+	xfid = ninep_xattrwalk(fid, name, &len);
+	if (IS_ERR(xfid))
+		return PTR_ERR(xfid);
+	if (len > (list ? XATTR_LIST_MAX : XATTR_SIZE_MAX)) {
+		/* No Linux file holds that much: a server bug or worse. */
+		pr_warn_ratelimited("Rxattrwalk gives %s%s %llu bytes, above the %u Linux allows: EIO\n",
+				    list ? "the name list" : "attribute ",
+				    name, len,
+				    list ? XATTR_LIST_MAX : XATTR_SIZE_MAX);
+		ret = -EIO;
+	} else if (!size) {
+		ret = len;
+	} else if (len > size) {
+		ret = -ERANGE;
+	} else {
+		ret = len ? xattr_read(xfid, buf, len) : 0;
+		if (!ret && list && len && ((char *)buf)[len - 1]) {
+			pr_warn_ratelimited("attribute name list of %llu bytes does not end in NUL: EIO\n",
+					    len);
+			ret = -EIO;
+		}
+		if (!ret)
+			ret = len;
+	}
+	/* A read-only fid: nothing to commit, no answer to wait for. */
+	ninep_fid_put(xfid);
+	return ret;
+}
+
+static int xattr_write(struct ninep_fid *xfid, const void *value, size_t size)
+{
+	struct kvec kv = { .iov_base = (void *)value, .iov_len = size };
+	struct iov_iter from;
+	ssize_t n;
+
+	iov_iter_kvec(&from, ITER_SOURCE, &kv, 1, size);
+	/* Chunks in order, one at a time: a length of 0 says so. */
+	n = ninep_write(xfid, 0, &from, 0);
+	if (n < 0)
+		return n;
+	if (n != size) {
+		pr_warn_ratelimited("attribute of %zu bytes written as %zd: EIO\n",
+				    size, n);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * As setxattr(2) on the file of @fid; @value NULL removes. A clone of @fid
+ * becomes the attribute's fid, so @fid itself stays as it was.
+ */
+static int xattr_set(struct ninep_fid *fid, const char *name,
+		     const void *value, size_t size, int flags)
+{
+	struct ninep_fid *xfid;
+	u32 wflags = 0;
+	int err, cerr;
+
+	if (flags & XATTR_CREATE)
+		wflags |= V9P_XATTR_CREATE;
+	if (flags & XATTR_REPLACE)
+		wflags |= V9P_XATTR_REPLACE;
+	if (!value)
+		size = 0;
+	xfid = ninep_walk(fid, 0, NULL);
+	if (IS_ERR(xfid))
+		return PTR_ERR(xfid);
+	err = ninep_xattrcreate(xfid, name, size, wflags);
+	if (err) {
+		/* Still a plain fid on the server. */
+		ninep_fid_put(xfid);
+		return err;
+	}
+	if (size)
+		err = xattr_write(xfid, value, size);
+	/* The server commits (or refuses) the value now. */
+	cerr = ninep_fid_clunk(xfid);
+	return err ? err : cerr;
+}
+
+static struct ninep_fid *xattr_dentry_fid(struct dentry *dentry)
+{
+	return dentry ? ninep_dentry_fid(dentry) : NULL;
+}
+
+static int ninep_xattr_get(const struct xattr_handler *handler,
+			   struct dentry *dentry, struct inode *inode,
+			   const char *name, void *buf, size_t size)
+{
+	struct ninep_fid *fid = xattr_dentry_fid(dentry);
+
+	if (!fid)
+		return -EIO;
+	return xattr_get(fid, xattr_full_name(handler, name), buf, size);
+}
+
+static int ninep_xattr_set(const struct xattr_handler *handler,
+			   struct ninep_idmap *idmap, struct dentry *dentry,
+			   struct inode *inode, const char *name,
+			   const void *value, size_t size, int flags)
+{
+	struct ninep_fid *fid = xattr_dentry_fid(dentry);
+
+	if (!fid)
+		return -EIO;
+	return xattr_set(fid, xattr_full_name(handler, name), value, size,
+			 flags);
+}
+
+ssize_t ninep_listxattr(struct dentry *dentry, char *list, size_t size)
+{
+	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
+	struct ninep_fid *fid = ninep_dentry_fid(dentry);
+
+	if (s->flags & NINEP_NOXATTR)
+		return -EOPNOTSUPP;
+	if (!fid)
+		return -EIO;
+	return xattr_get(fid, "", list, size);
+}
+
+static const struct xattr_handler ninep_xattr_user = {
+	.prefix	= XATTR_USER_PREFIX,
+	.get	= ninep_xattr_get,
+	.set	= ninep_xattr_set,
+};
+
+static const struct xattr_handler ninep_xattr_trusted = {
+	.prefix	= XATTR_TRUSTED_PREFIX,
+	.get	= ninep_xattr_get,
+	.set	= ninep_xattr_set,
+};
+
+static const struct xattr_handler ninep_xattr_security = {
+	.prefix	= XATTR_SECURITY_PREFIX,
+	.get	= ninep_xattr_get,
+	.set	= ninep_xattr_set,
+};
+
+/* sb->s_xattr of a 9P2000.L mount. */
+const struct xattr_handler *ninep_xattr_handlers[] = {
+	&ninep_xattr_user,
+	&ninep_xattr_trusted,
+	&ninep_xattr_security,
+	NULL
+};
+
+/*
+ * sb->s_xattr of a noxattr mount: no handler, so every name is refused
+ * with EOPNOTSUPP, yet the VFS still asks ninep_listxattr(), which refuses
+ * too (without s_xattr it would answer an empty list).
+ */
+const struct xattr_handler *ninep_noxattr_handlers[] = {
+	NULL
+};
