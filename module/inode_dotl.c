@@ -534,7 +534,12 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 
 	if (valid & ATTR_MODE) {
 		sa.valid |= V9P_SETATTR_MODE;
-		sa.mode = iattr->ia_mode & 07777;
+		/*
+		 * With the file type, as Linux's client sends it: QEMU's
+		 * mapped-xattr export stores the mode as given, and a mode
+		 * without its type makes the file no type at all there.
+		 */
+		sa.mode = iattr->ia_mode & (S_IFMT | 07777);
 	}
 	if (valid & ATTR_UID) {
 		sa.valid |= V9P_SETATTR_UID;
