@@ -530,20 +530,21 @@ static int ninep_instantiate_existing(struct inode *dir, struct dentry *dentry)
 	return 0;
 }
 
-/* finish_open() callback for a file Tcreate already opened. */
+/* finish_open() callback for a file the create message already opened. */
 static int ninep_open_created(struct inode *inode, struct file *file)
 {
 	return 0;
 }
 
 /*
- * open(O_CREAT) in one Tcreate. If the name turns out to exist (another
- * client made it since our lookup) and O_EXCL is not set, the existing file
- * is looked up and opened the ordinary way.
+ * open(O_CREAT) in one create message, in either dialect (@ops). If the
+ * name turns out to exist (another client made it since our lookup) and
+ * O_EXCL is not set, the existing file is instantiated and opened the
+ * ordinary way.
  */
-static int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
+int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
 			     struct file *file, unsigned int flags,
-			    umode_t mode)
+			     umode_t mode, const struct ninep_create_ops *ops)
 {
 	struct dentry *res = NULL;
 	struct ninep_open_file *of;
@@ -551,7 +552,7 @@ static int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
 	int err;
 
 	if (d_in_lookup(dentry)) {
-		res = ninep_lookup(dir, dentry, 0);
+		res = ops->lookup(dir, dentry, 0);
 		if (IS_ERR(res))
 			return PTR_ERR(res);
 		if (res)
@@ -565,12 +566,10 @@ static int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
-				  ninep_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
-				 NULL, &ofid);
+	err = ops->create_open(dir, dentry, mode, flags, &ofid);
 	if (err == -EEXIST && !(flags & O_EXCL)) {
 		kfree(of);
-		err = ninep_instantiate_existing(dir, dentry);
+		err = ops->instantiate(dir, dentry);
 		if (err)
 			goto out;
 		return finish_no_open(file, res);
@@ -592,6 +591,30 @@ static int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
 out:
 	dput(res);
 	return err;
+}
+
+/* Tcreate of a regular file, opened with the open(2) @flags. */
+static int ninep_create_open(struct inode *dir, struct dentry *dentry,
+			     umode_t mode, unsigned int flags,
+			     struct ninep_fid **ofidp)
+{
+	return ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
+				  ninep_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
+				  NULL, ofidp);
+}
+
+static const struct ninep_create_ops ninep_create_ops = {
+	.lookup		= ninep_lookup,
+	.create_open	= ninep_create_open,
+	.instantiate	= ninep_instantiate_existing,
+};
+
+static int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
+			     struct file *file, unsigned int flags,
+			     umode_t mode)
+{
+	return ninep_atomic_open_common(dir, dentry, file, flags, mode,
+					&ninep_create_ops);
 }
 
 static int ninep_vfs_mkdir(struct ninep_idmap *idmap, struct inode *dir,

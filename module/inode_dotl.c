@@ -172,6 +172,21 @@ static struct ninep_fid *ninep_dotl_parent_fid(struct dentry *dentry)
 	return ninep_dentry_fid(dentry->d_parent);
 }
 
+/*
+ * The parent's fid, to make @dentry's name on the server with it (not a
+ * reference of the caller's): -ENAMETOOLONG for a name the server may not
+ * take, -EIO when the parent has no fid.
+ */
+static struct ninep_fid *ninep_dotl_new_name(struct dentry *dentry)
+{
+	struct ninep_fid *dfid;
+
+	if (dentry->d_name.len > NAME_MAX)
+		return ERR_PTR(-ENAMETOOLONG);
+	dfid = ninep_dotl_parent_fid(dentry);
+	return dfid ? dfid : ERR_PTR(-EIO);
+}
+
 static u32 ninep_dotl_gid(void)
 {
 	return from_kgid(&init_user_ns, current_fsgid());
@@ -241,17 +256,15 @@ static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 				  umode_t mode, unsigned int f_flags,
 				  struct ninep_fid **ofidp)
 {
-	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
 	struct ninep_fid *ofid;
 	u32 flags;
 	int err;
 
 	ninep_vfs_dbg(ninep_inode_session(dir), "%pd mode 0%o flags 0%o\n",
 		      dentry, mode, f_flags);
-	if (dentry->d_name.len > NAME_MAX)
-		return -ENAMETOOLONG;
-	if (!dfid)
-		return -EIO;
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
 	ofid = ninep_walk(dfid, 0, NULL);
 	if (IS_ERR(ofid))
 		return PTR_ERR(ofid);
@@ -274,134 +287,76 @@ static int ninep_dotl_create(struct ninep_idmap *idmap, struct inode *dir,
 	return ninep_dotl_create_file(dir, dentry, mode, O_RDONLY, NULL);
 }
 
-static int ninep_dotl_open_created(struct inode *inode, struct file *file)
-{
-	return 0;
-}
+static const struct ninep_create_ops ninep_dotl_create_ops = {
+	.lookup		= ninep_dotl_lookup,
+	.create_open	= ninep_dotl_create_file,
+	.instantiate	= ninep_dotl_instantiate,
+};
 
-/*
- * open(O_CREAT) in one Tlcreate. A name another client made since our
- * lookup is opened the ordinary way unless O_EXCL is set.
- */
+/* open(O_CREAT) in one Tlcreate. */
 static int ninep_dotl_atomic_open(struct inode *dir, struct dentry *dentry,
 				  struct file *file, unsigned int flags,
 				  umode_t mode)
 {
-	struct dentry *res = NULL;
-	struct ninep_open_file *of;
-	struct ninep_fid *ofid;
-	int err;
-
-	if (d_in_lookup(dentry)) {
-		res = ninep_dotl_lookup(dir, dentry, 0);
-		if (IS_ERR(res))
-			return PTR_ERR(res);
-		if (res)
-			dentry = res;
-	}
-	if (!(flags & O_CREAT) || d_really_is_positive(dentry))
-		return finish_no_open(file, res);
-
-	of = kzalloc(sizeof(*of), GFP_KERNEL);
-	if (!of) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = ninep_dotl_create_file(dir, dentry, mode, flags, &ofid);
-	if (err == -EEXIST && !(flags & O_EXCL)) {
-		kfree(of);
-		err = ninep_dotl_instantiate(dir, dentry);
-		if (err)
-			goto out;
-		return finish_no_open(file, res);
-	}
-	if (err) {
-		kfree(of);
-		goto out;
-	}
-	of->fid = ofid;
-	file->private_data = of;
-	file->f_mode |= FMODE_CREATED;
-	err = finish_open(file, dentry, ninep_dotl_open_created);
-	if (err) {
-		file->private_data = NULL;
-		ninep_fid_put(ofid);
-		kfree(of);
-	}
-out:
-	dput(res);
-	return err;
+	return ninep_atomic_open_common(dir, dentry, file, flags, mode,
+					&ninep_dotl_create_ops);
 }
 
 static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
 			    struct dentry *dentry, umode_t mode)
 {
-	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
 	int err;
 
-	if (dentry->d_name.len > NAME_MAX)
-		return -ENAMETOOLONG;
-	if (!dfid)
-		return -EIO;
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
 	err = ninep_mkdir(dfid, dentry->d_name.name, mode & 07777,
 			  ninep_dotl_gid(), NULL);
-	if (!err)
-		err = ninep_dotl_instantiate(dir, dentry);
-	return err;
+	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
 static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
 			      struct dentry *dentry, const char *target)
 {
-	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
 	int err;
 
-	if (dentry->d_name.len > NAME_MAX)
-		return -ENAMETOOLONG;
-	if (!dfid)
-		return -EIO;
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
 	err = ninep_symlink(dfid, dentry->d_name.name, target,
 			    ninep_dotl_gid(), NULL);
-	if (!err)
-		err = ninep_dotl_instantiate(dir, dentry);
-	return err;
+	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
 static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 			    struct dentry *dentry, umode_t mode, dev_t rdev)
 {
-	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
 	int err;
 
 	if (!ninep_dotl_type_ok(mode) || S_ISDIR(mode) || S_ISLNK(mode))
 		return -EINVAL;
-	if (dentry->d_name.len > NAME_MAX)
-		return -ENAMETOOLONG;
-	if (!dfid)
-		return -EIO;
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
 	err = ninep_mknod(dfid, dentry->d_name.name, mode & (S_IFMT | 07777),
 			  MAJOR(rdev), MINOR(rdev), ninep_dotl_gid(), NULL);
-	if (!err)
-		err = ninep_dotl_instantiate(dir, dentry);
-	return err;
+	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
 /* Tlink; the new name's walk finds the shared inode with its new count. */
 static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 			   struct dentry *dentry)
 {
-	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
 	struct ninep_fid *fid = ninep_dentry_fid(old_dentry);
 	int err;
 
-	if (dentry->d_name.len > NAME_MAX)
-		return -ENAMETOOLONG;
-	if (!dfid || !fid)
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
+	if (!fid)
 		return -EIO;
 	err = ninep_link(dfid, fid, dentry->d_name.name);
-	if (!err)
-		err = ninep_dotl_instantiate(dir, dentry);
-	return err;
+	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
 /*

@@ -132,6 +132,22 @@ struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
 			 const struct v9p_rgetattr *ga);
 int ninep_remove_dentry(struct dentry *dentry);
+
+/* What open(O_CREAT) does in each dialect. */
+struct ninep_create_ops {
+	struct dentry *(*lookup)(struct inode *dir, struct dentry *dentry,
+				 unsigned int flags);
+	/* Create a regular file and open it with open(2)'s @flags. */
+	int (*create_open)(struct inode *dir, struct dentry *dentry,
+			   umode_t mode, unsigned int flags,
+			   struct ninep_fid **ofidp);
+	/* Make @dentry positive: its name exists on the server. */
+	int (*instantiate)(struct inode *dir, struct dentry *dentry);
+};
+
+int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
+			     struct file *file, unsigned int flags,
+			     umode_t mode, const struct ninep_create_ops *ops);
 void ninep_drop_nlink(struct inode *inode);
 
 /* inode_dotl.c: the 9P2000.L inode operations */
