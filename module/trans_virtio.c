@@ -6,10 +6,18 @@
  * The device works in requests: the driver posts one buffer for the message
  * and one for the reply, the device hands both back when it answered. The
  * client core expects a byte stream, so this file emulates one: send copies
- * each whole message into a block of its own (message, then room for the
- * reply) and posts it; replies are queued in the order the device completes
- * them and handed out by recv/recv_nb byte for byte, a cursor keeping the
- * place in the reply being read.
+ * each whole message into a block (message, then room for the reply) and
+ * posts it; replies are queued in the order the device completes them and
+ * handed out by recv/recv_nb byte for byte, a cursor keeping the place in
+ * the reply being read.
+ *
+ * Blocks are kept for reuse, a few per channel: a fresh one costs more than
+ * the copies (a large allocation is zeroed first on kernels that initialise
+ * memory on allocation, and a vmalloc'd one is mapped and later unmapped
+ * page by page). Small blocks are one kmalloc; large ones, sized for msize,
+ * are physically contiguous pages when the allocator has them (two
+ * scatter-gather entries per request) and vmalloc'd ones otherwise. A block
+ * goes back to the free list only once the device handed it back.
  *
  * The driver is "9p2000_virtio", not the in-tree "9pnet_virtio", and has no
  * MODULE_DEVICE_TABLE on purpose: udev must never load this module for a
@@ -19,6 +27,7 @@
 #define pr_fmt(fmt) "9p2000: " fmt
 
 #include <linux/errno.h>
+#include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -34,6 +43,7 @@
 #include <linux/virtio_config.h>
 #include <linux/virtio_ids.h>
 #include <linux/virtio_ring.h>
+#include <linux/vmalloc.h>
 #include <linux/wait.h>
 
 #include "client.h"
@@ -52,18 +62,33 @@
 #define VT_MSIZE_OFF		7
 
 /*
- * One request in flight: the message and the room for its reply in one
- * kvmalloc'd block, with the scatterlists that describe them.
+ * A small block is one kmalloc of this size, header included: every request
+ * whose message and reply room fit. Blocks kept for reuse per channel, by
+ * class: at most VT_KEEP_BIG x (msize + VT_SMALL_REPLY) bytes stay
+ * allocated per mount between requests.
+ */
+#define VT_SMALL_BLOCK		(16 * 1024)
+#define VT_KEEP_SMALL		16
+#define VT_KEEP_BIG		8
+
+/*
+ * One request: the message and the room for its reply in one block, with
+ * the scatterlist that describes them. A small block holds its data after
+ * sg[]; a large one points to pages of its own.
  */
 struct vt_buf {
-	struct list_head node;		/* on vt_chan.done once answered */
+	struct list_head node;		/* on vt_chan.done or a free list */
 	u64 gen;			/* connection it was posted for */
 	u32 tlen;			/* message bytes at tbuf */
 	u32 rcap;			/* reply room at rbuf */
 	u32 rlen;			/* reply bytes (its size[4]) */
 	u8 *tbuf;
 	u8 *rbuf;
-	unsigned int nsg;		/* entries in sg[] */
+	u8 *data;			/* the block's bytes: tbuf, then rbuf */
+	size_t cap;			/* bytes at data */
+	bool big;			/* data is pages of its own */
+	unsigned int maxsg;		/* entries sg[] has room for */
+	unsigned int nsg;		/* entries in use */
 	struct scatterlist sg[];
 };
 
@@ -87,6 +112,10 @@ struct vt_chan {
 	struct list_head done;		/* answered, in completion order */
 	u32 msize;			/* from the Tversion sent, capped */
 	wait_queue_head_t wq;		/* ring room, replies, death */
+	struct list_head free_small;	/* blocks for reuse, the device */
+	struct list_head free_big;	/* holds none of them */
+	unsigned int nfree_small;
+	unsigned int nfree_big;
 
 	/* Owned by the receiver (recv/recv_nb never run concurrently). */
 	struct vt_buf *cur;		/* reply being handed out */
@@ -142,34 +171,175 @@ static u32 vt_reply_room(const u8 *msg, size_t len, u32 msize)
 	return min(want, msize);
 }
 
-/* Copy @msg into a new request block; NULL without memory. */
+/* Bytes of a block header with room for @nsg scatterlist entries. */
+static size_t vt_hdr_size(unsigned int nsg)
+{
+	struct vt_buf *b = NULL;
+
+	return struct_size(b, sg, nsg);
+}
+
+static void vt_buf_free(struct vt_buf *b)
+{
+	if (b->big) {
+		if (is_vmalloc_addr(b->data))
+			vfree(b->data);
+		else
+			free_pages_exact(b->data, b->cap);
+	}
+	kfree(b);
+}
+
+static void vt_buf_free_list(struct list_head *list)
+{
+	struct vt_buf *b, *tmp;
+
+	list_for_each_entry_safe(b, tmp, list, node)
+		vt_buf_free(b);
+}
+
+/*
+ * A new block with room for @need bytes; NULL without memory. A large one
+ * is sized for msize so that it serves any later request of the mount.
+ * Called in a NOFS scope.
+ */
+static struct vt_buf *vt_buf_alloc(struct vt_chan *ch, size_t need)
+{
+	size_t hdr = vt_hdr_size(2);
+	struct vt_buf *b;
+	size_t cap;
+	void *data;
+
+	if (hdr + need <= VT_SMALL_BLOCK) {
+		b = kmalloc(VT_SMALL_BLOCK, GFP_KERNEL);
+		if (!b)
+			return NULL;
+		b->data = (u8 *)b + hdr;
+		b->cap = VT_SMALL_BLOCK - hdr;
+		b->big = false;
+		b->maxsg = 2;
+		return b;
+	}
+	cap = PAGE_ALIGN(max_t(size_t, need,
+			       (size_t)READ_ONCE(ch->msize) + VT_SMALL_REPLY));
+	/* Contiguous pages if there are some at once, else vmalloc. */
+	data = alloc_pages_exact(cap, GFP_KERNEL | __GFP_NORETRY |
+				 __GFP_NOWARN);
+	if (!data)
+		data = vmalloc(cap);
+	if (!data)
+		return NULL;
+	/* vmalloc'd: each of the two areas spans at most its pages plus one. */
+	hdr = vt_hdr_size(is_vmalloc_addr(data) ? cap / PAGE_SIZE + 2 : 2);
+	b = kmalloc(hdr, GFP_KERNEL);
+	if (!b) {
+		if (is_vmalloc_addr(data))
+			vfree(data);
+		else
+			free_pages_exact(data, cap);
+		return NULL;
+	}
+	b->data = data;
+	b->cap = cap;
+	b->big = true;
+	b->maxsg = is_vmalloc_addr(data) ? cap / PAGE_SIZE + 2 : 2;
+	return b;
+}
+
+/* A kept block with room for @need bytes, or NULL. */
+static struct vt_buf *vt_buf_reuse(struct vt_chan *ch, size_t need)
+{
+	struct vt_buf *b = NULL, *drop = NULL;
+	unsigned long flags;
+	bool small;
+
+	small = need + vt_hdr_size(2) <= VT_SMALL_BLOCK;
+	spin_lock_irqsave(&ch->lock, flags);
+	if (small && ch->nfree_small) {
+		b = list_first_entry(&ch->free_small, struct vt_buf, node);
+		ch->nfree_small--;
+		list_del(&b->node);
+	} else if (!small && ch->nfree_big) {
+		b = list_first_entry(&ch->free_big, struct vt_buf, node);
+		ch->nfree_big--;
+		list_del(&b->node);
+		if (b->cap < need) {
+			/* Kept from a larger msize than this one's: never. */
+			drop = b;
+			b = NULL;
+		}
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (drop)
+		vt_buf_free(drop);
+	return b;
+}
+
+/*
+ * Done with @b, which the device does not hold: keep it for the next
+ * request if the channel has a connection and room, else free it. Any
+ * context; takes ch->lock.
+ */
+static void vt_buf_put(struct vt_chan *ch, struct vt_buf *b)
+{
+	unsigned long flags;
+	bool kept = false;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->t && !ch->dead) {
+		if (!b->big && ch->nfree_small < VT_KEEP_SMALL) {
+			list_add(&b->node, &ch->free_small);
+			ch->nfree_small++;
+			kept = true;
+		} else if (b->big && ch->nfree_big < VT_KEEP_BIG) {
+			list_add(&b->node, &ch->free_big);
+			ch->nfree_big++;
+			kept = true;
+		}
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!kept)
+		vt_buf_free(b);
+}
+
+/* Take the kept blocks off @ch onto @list; ch->lock held. */
+static void vt_free_lists_take(struct vt_chan *ch, struct list_head *list)
+{
+	list_splice_init(&ch->free_small, list);
+	list_splice_init(&ch->free_big, list);
+	ch->nfree_small = 0;
+	ch->nfree_big = 0;
+}
+
+/* Copy @msg into a request block; NULL without memory. */
 static struct vt_buf *vt_buf_new(struct vt_chan *ch, const void *msg,
 				 size_t len)
 {
-	unsigned int nsg, nofs;
+	unsigned int nofs;
 	struct vt_buf *b;
-	size_t hdr;
 	u32 rcap;
 
 	rcap = vt_reply_room(msg, len, READ_ONCE(ch->msize));
-	/* Each of the two areas spans at most its pages plus one. */
-	nsg = DIV_ROUND_UP(len + rcap, PAGE_SIZE) + 4;
-	hdr = struct_size(b, sg, nsg);
-	/* A scope rather than GFP_NOFS: 6.1's kvmalloc() would not vmalloc. */
-	nofs = memalloc_nofs_save();
-	b = kvmalloc(hdr + len + rcap, GFP_KERNEL);
-	memalloc_nofs_restore(nofs);
-	if (!b)
-		return NULL;
-	b->tbuf = (u8 *)b + hdr;
+	b = vt_buf_reuse(ch, len + rcap);
+	if (!b) {
+		/* A scope rather than GFP_NOFS: 6.1's vmalloc() takes no gfp. */
+		nofs = memalloc_nofs_save();
+		b = vt_buf_alloc(ch, len + rcap);
+		memalloc_nofs_restore(nofs);
+		if (!b)
+			return NULL;
+	}
+	b->tbuf = b->data;
 	b->rbuf = b->tbuf + len;
 	b->tlen = len;
 	b->rcap = rcap;
 	b->rlen = 0;
 	memcpy(b->tbuf, msg, len);
 	b->nsg = vt_pages(b->tbuf, len) + vt_pages(b->rbuf, rcap);
-	if (WARN_ON_ONCE(b->nsg > nsg)) {
-		kvfree(b);
+	if (!is_vmalloc_addr(b->data))
+		b->nsg = 2;
+	if (WARN_ON_ONCE(b->nsg > b->maxsg)) {
+		vt_buf_free(b);
 		return NULL;
 	}
 	return b;
@@ -244,26 +414,29 @@ static int vt_send(struct ninep_trans *t, const void *buf, size_t len)
 
 	if (len < VT_HDRSZ)
 		return -EINVAL;
+	b = vt_buf_new(ch, buf, len);
+	if (!b)
+		return -ENOMEM;
 	for (;;) {
-		b = vt_buf_new(ch, buf, len);
-		if (!b)
-			return -ENOMEM;
 		err = vt_post(ch, b, &seen);
 		if (err != -ENOSPC)
 			break;
-		kvfree(b);
 		if (!seen) {
 			/* No memory for the descriptor table: let others run. */
-			if (schedule_timeout_killable(HZ / 50))
-				return -EINTR;
+			if (schedule_timeout_killable(HZ / 50)) {
+				err = -EINTR;
+				break;
+			}
 			continue;
 		}
 		ninep_trans_dbg(t, "virtio %s: ring full, waiting\n", ch->tag);
-		if (wait_event_killable(ch->wq, vt_room(ch, seen)))
-			return -EINTR;
+		if (wait_event_killable(ch->wq, vt_room(ch, seen))) {
+			err = -EINTR;
+			break;
+		}
 	}
 	if (err)
-		kvfree(b);
+		vt_buf_put(ch, b);
 	return err;
 }
 
@@ -282,7 +455,7 @@ static int vt_send_nb(struct ninep_trans *t, const void *buf, size_t len)
 		return 0;	/* send() retries from the tx thread */
 	err = vt_post(ch, b, &seen);
 	if (err) {
-		kvfree(b);
+		vt_buf_put(ch, b);
 		return err == -ENOSPC ? 0 : err;
 	}
 	return len;
@@ -359,7 +532,7 @@ static void vt_done(struct virtqueue *vq)
 	if (any)
 		wake_up_all(&ch->wq);
 	list_for_each_entry_safe(b, tmp, &drop, node)
-		kvfree(b);
+		vt_buf_put(ch, b);
 }
 
 /* Up to @len bytes of the queued replies: bytes copied or a negative errno. */
@@ -398,7 +571,7 @@ static int vt_recv_nb(struct ninep_trans *t, void *buf, size_t len)
 		ch->cur_off += take;
 		if (ch->cur_off == b->rlen) {
 			ch->cur = NULL;
-			kvfree(b);
+			vt_buf_put(ch, b);
 		}
 	}
 	return n;
@@ -490,12 +663,12 @@ static void vt_abort(struct ninep_trans *t)
 
 /*
  * Requests still in the ring stay there: the device answers them later and
- * vt_done() frees them by their old generation, or remove() does.
+ * vt_done() frees them by their old generation, or remove() does. The kept
+ * blocks go now.
  */
 static void vt_close(struct ninep_trans *t)
 {
 	struct vt_chan *ch = t->priv;
-	struct vt_buf *b, *tmp;
 	unsigned long flags;
 	LIST_HEAD(drop);
 	bool free_ch;
@@ -507,6 +680,7 @@ static void vt_close(struct ninep_trans *t)
 	ch->gen++;
 	ch->t = NULL;
 	list_splice_init(&ch->done, &drop);
+	vt_free_lists_take(ch, &drop);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (ch->cur)
 		list_add(&ch->cur->node, &drop);
@@ -514,8 +688,7 @@ static void vt_close(struct ninep_trans *t)
 	ch->inuse = false;
 	free_ch = ch->removed;
 	mutex_unlock(&vt_lock);
-	list_for_each_entry_safe(b, tmp, &drop, node)
-		kvfree(b);
+	vt_buf_free_list(&drop);
 	if (free_ch) {
 		kfree(ch->tag);
 		kfree(ch);
@@ -611,6 +784,8 @@ static int vt_probe(struct virtio_device *vdev)
 	spin_lock_init(&ch->lock);
 	init_waitqueue_head(&ch->wq);
 	INIT_LIST_HEAD(&ch->done);
+	INIT_LIST_HEAD(&ch->free_small);
+	INIT_LIST_HEAD(&ch->free_big);
 	ch->vdev = vdev;
 	ch->msize = NINEP_VIRTIO_MAX_MSIZE;
 	vdev->priv = ch;
@@ -643,6 +818,7 @@ static void vt_remove(struct virtio_device *vdev)
 	struct vt_chan *ch = vdev->priv;
 	unsigned long flags;
 	struct vt_buf *b;
+	LIST_HEAD(drop);
 	bool free_ch;
 
 	mutex_lock(&vt_lock);
@@ -662,8 +838,10 @@ static void vt_remove(struct virtio_device *vdev)
 	virtio_reset_device(vdev);
 	spin_lock_irqsave(&ch->lock, flags);
 	while ((b = virtqueue_detach_unused_buf(ch->vq)))
-		kvfree(b);
+		list_add(&b->node, &drop);
+	vt_free_lists_take(ch, &drop);
 	spin_unlock_irqrestore(&ch->lock, flags);
+	vt_buf_free_list(&drop);
 	vdev->config->del_vqs(vdev);
 	vdev->priv = NULL;
 	if (free_ch) {
