@@ -13,6 +13,8 @@
 #                 TCG one in-tree fsx of 10,000 ops takes 2-4 minutes, and all
 #                 of them would put this suite far past its bound
 # (ours has no fsx reference on v9fsd: its failures there fail.)
+# Locks between two mounts of one server (two connections), on diod and v9fsd,
+# each client (pair_locks below).
 #
 # What is asserted and what is a note:
 #   - the in-tree client on diod is the reference: its failures are notes (neither
@@ -21,7 +23,8 @@
 #     v9fsd's and fails here; one it has on diod too is a note
 #   - ours: a failure the in-tree client has on the same server and transport is
 #     a SKIP that says so; anything else fails, except a byte-range lock beside
-#     another process's on diod, which locks whole files (DIOD_LOCKS below)
+#     another's (another process's, or through the other mount) on diod, which
+#     locks whole files (DIOD_LOCKS below)
 #   - ours refusing version=9p2000.L (EINVAL, the option named in the kernel log)
 #     SKIPs its runs: "our client does not speak 9P2000.L"; any other mount
 #     failure fails
