@@ -85,6 +85,41 @@ v9fsd_stop() {
 	V9FSD_PID=
 }
 
+# diod_start EXPORT PORT LOG: serve EXPORT with diod on tcp 127.0.0.1:PORT, its
+# log to LOG. Prints the pid once the port listens (within 5 s); otherwise stops
+# it, shows the log and returns 1. Sets DIOD_PID, so call it in the suite's own
+# shell (not in $(...)) for diod_stop to find it.
+diod_start() {
+	DIOD_PID=
+	command -v diod > /dev/null || { diag "diod is not in the guest"; return 1; }
+	diod -f -n -l "127.0.0.1:$2" -e "$1" -c /dev/null -L "$3" >> "$3" 2>&1 &
+	_dpid=$!
+	_i=0
+	while [ $_i -lt 50 ]; do
+		if netstat -ltn 2> /dev/null | grep -q ":$2 "; then
+			DIOD_PID=$_dpid
+			echo $_dpid
+			return 0
+		fi
+		kill -0 $_dpid 2> /dev/null || break
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	kill $_dpid 2> /dev/null
+	wait $_dpid 2> /dev/null
+	diag "diod did not listen on 127.0.0.1:$2:"
+	sed 's/^/#   /' "$3" 2> /dev/null
+	return 1
+}
+
+# diod_stop: stop the server started by diod_start and wait for it.
+diod_stop() {
+	[ -n "${DIOD_PID:-}" ] || return 0
+	kill $DIOD_PID 2> /dev/null
+	wait $DIOD_PID 2> /dev/null
+	DIOD_PID=
+}
+
 # mount_9p CLIENT TRANS DIALECT PORT MNT [EXTRA_OPTS]: mount the server of
 # v9fsd_start PORT with CLIENT (9P or 9p) over TRANS (tcp, unix or fd) speaking
 # DIALECT (9p2000, 9p2000.u, 9p2000.L). For fd, a private `v9fsd -s` serves the

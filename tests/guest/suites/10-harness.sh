@@ -5,13 +5,8 @@
 
 check "in-tree 9p modules load" load_client 9p
 mkdir -p /tmp/diod-export /mnt/diod
-diod -f -n -l 127.0.0.1:5640 -e /tmp/diod-export -c /dev/null -L /tmp/diod.log &
-pid=$!
-i=0
-while [ $i -lt 50 ] && ! netstat -ltn 2> /dev/null | grep -q ':5640 '; do
-	sleep 0.1
-	i=$((i + 1))
-done
+diod_start /tmp/diod-export 5640 /tmp/diod.log > /dev/null ||
+	not_ok "diod listens on 127.0.0.1:5640"
 check "in-tree client mounts diod on 127.0.0.1" timeout 30 mount -t 9p \
 	-o trans=tcp,port=5640,version=9p2000.L,uname=root,aname=/tmp/diod-export \
 	127.0.0.1 /mnt/diod
@@ -21,6 +16,5 @@ check "reaches the export unchanged" cmp /tmp/blob /tmp/diod-export/blob
 echo 3 > /proc/sys/vm/drop_caches
 check "and reads back identically" cmp /tmp/blob /mnt/diod/blob
 check "unmount" umount /mnt/diod
-kill $pid
-wait $pid 2> /dev/null
+diod_stop
 check "in-tree modules unload" unload_client 9p

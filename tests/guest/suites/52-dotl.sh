@@ -13,6 +13,8 @@
 #                 TCG one in-tree fsx of 10,000 ops takes 2-4 minutes, and all
 #                 of them would put this suite far past its bound
 # (ours has no fsx reference on v9fsd: its failures there fail.)
+# Locks between two mounts of one server (two connections), on diod and v9fsd,
+# each client (pair_locks below).
 #
 # What is asserted and what is a note:
 #   - the in-tree client on diod is the reference: its failures are notes (neither
@@ -21,7 +23,8 @@
 #     v9fsd's and fails here; one it has on diod too is a note
 #   - ours: a failure the in-tree client has on the same server and transport is
 #     a SKIP that says so; anything else fails, except a byte-range lock beside
-#     another process's on diod, which locks whole files (DIOD_LOCKS below)
+#     another's (another process's, or through the other mount) on diod, which
+#     locks whole files (DIOD_LOCKS below)
 #   - ours refusing version=9p2000.L (EINVAL, the option named in the kernel log)
 #     SKIPs its runs: "our client does not speak 9P2000.L"; any other mount
 #     failure fails
@@ -43,6 +46,8 @@ NO_DOTL="our client does not speak 9P2000.L"
 # the range: a lock on bytes 20-29 beside another process's on 0-9 conflicts
 # there. (The in-tree client passes that check on diod; why is not known.)
 DIOD_LOCKS="diod locks whole files (flock), not byte ranges"
+DIOD_BESIDE="locks: another process locks bytes 20-29 beside it"
+DIOD_BESIDE_PAIR="locks across mounts: F_SETLK on bytes 40-49 through the second mount succeeds beside it"
 mkdir -p "$OUT" "$EXPORT" "$DEXPORT"
 
 # key LINE: what identifies a check across runs: the text after the run's label,
@@ -70,7 +75,9 @@ verdict() {
 		diod-*)
 			diag "note: reference (in-tree 9p on diod) fails: ${_vl#not ok - }" ;;
 		*)
-			if grep -qxF "$_k" "$OUT/fails.9p.diod-tcp" 2> /dev/null; then
+			_dref=diod-tcp
+			[ "${_vconf#*-}" = pair ] && _dref=diod-pair
+			if grep -qxF "$_k" "$OUT/fails.9p.$_dref" 2> /dev/null; then
 				diag "note: in-tree 9p fails on diod too: ${_vl#not ok - }"
 			else
 				echo "$_vl"
@@ -78,8 +85,8 @@ verdict() {
 		esac
 	elif grep -qxF "$_k" "$OUT/fails.9p.$_vconf" 2> /dev/null; then
 		echo "ok - ${_vl#not ok - } # SKIP the in-tree client fails this too"
-	elif [ "${_vconf%%-*}" = diod ] &&
-		[ "$_k" = "locks: another process locks bytes 20-29 beside it" ]; then
+	elif [ "${_vconf%%-*}" = diod ] && { [ "$_k" = "$DIOD_BESIDE" ] ||
+		[ "$_k" = "$DIOD_BESIDE_PAIR" ]; }; then
 		echo "ok - ${_vl#not ok - } # SKIP $DIOD_LOCKS"
 	else
 		echo "$_vl"
@@ -160,6 +167,108 @@ run() {
 	umount_9p "$_mnt" || not_ok "$_c/$_conf: umount"
 }
 
+# --- locks between two mounts ------------------------------------------------------
+# Two mounts of one export are two connections: only the server can see that
+# a lock taken through one conflicts with a request through the other. What is
+# asserted: a conflicting F_SETLK is refused with EAGAIN, one on bytes beside
+# the held range is granted, F_GETLK reports the holder's type and range (its
+# l_pid is whatever the server answers in Rgetlock, shown, not asserted), flock
+# conflicts the same way, and both are free once the holder exited.
+LOCKRUN=/v9fs/bin/lockrun
+
+# lock_hold FILE LOCKRUN_OPTS...: hold the lock in the background until
+# $OUT/release exists; returns once it is held or after 30 s. Sets HOLDER.
+lock_hold() {
+	_hf=$1
+	shift
+	rm -f "$OUT/held" "$OUT/release"
+	timeout 120 $LOCKRUN "$@" "$_hf" \
+		"touch $OUT/held; while [ ! -e $OUT/release ]; do sleep 0.1; done" &
+	HOLDER=$!
+	_i=0
+	while [ ! -e "$OUT/held" ] && [ $_i -lt 300 ]; do
+		kill -0 $HOLDER 2> /dev/null || break
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
+# lock_release: let the holder go and wait for it to exit.
+lock_release() {
+	touch "$OUT/release"
+	wait $HOLDER
+}
+
+# lock_try TEXT EXPECT LOCKRUN_ARGS...: a TAP line for the pair run; EXPECT is
+# lockrun's output and exit status as "OUTPUT/STATUS".
+lock_try() {
+	_lt=$1 _le=$2
+	shift 2
+	_lo=$(timeout 30 $LOCKRUN "$@" 2>&1)
+	_lo="$_lo/$?"
+	if [ "$_lo" = "$_le" ]; then
+		verdict "$_pc" "$_pconf" "ok - $_pc/$_pconf: locks across mounts: $_lt"
+	else
+		verdict "$_pc" "$_pconf" \
+			"not ok - $_pc/$_pconf: locks across mounts: $_lt: got '$_lo', expected '$_le'"
+	fi
+}
+
+# pair_locks CLIENT SERVER PORT [EXTRA_OPTS]
+pair_locks() {
+	_pc=$1 _pconf=$2-pair _pa=/mnt/dotl-$1.a _pb=/mnt/dotl-$1.b
+	if ! mount_9p "$_pc" tcp 9p2000.L "$3" "$_pa" "${4:-}" > "$OUT/mount.txt" 2>&1 ||
+	   ! mount_9p "$_pc" tcp 9p2000.L "$3" "$_pb" "${4:-}" >> "$OUT/mount.txt" 2>&1; then
+		verdict "$_pc" "$_pconf" \
+			"not ok - $_pc/$_pconf: locks across mounts: mount twice: $(tail -n 1 "$OUT/mount.txt")"
+		umount_9p "$_pa" 2> /dev/null
+		return
+	fi
+	_pf=lockpair.$_pc
+	: > "$_pa/$_pf"
+	lock_hold "$_pa/$_pf" -r 10,20
+	if [ ! -e "$OUT/held" ]; then
+		verdict "$_pc" "$_pconf" \
+			"not ok - $_pc/$_pconf: locks across mounts: fcntl write lock on bytes 10-29 through the first mount"
+		lock_release
+	else
+		verdict "$_pc" "$_pconf" \
+			"ok - $_pc/$_pconf: locks across mounts: fcntl write lock on bytes 10-29 through the first mount"
+		lock_try "F_SETLK on bytes 15-19 through the second mount is refused with EAGAIN" \
+			"refused 11/1" -n -v -r 15,5 "$_pb/$_pf" true
+		lock_try "F_SETLK on bytes 40-49 through the second mount succeeds beside it" \
+			"/0" -n -v -r 40,10 "$_pb/$_pf" true
+		_g=$(timeout 30 $LOCKRUN -g "$_pb/$_pf" 2>&1)
+		diag "$_pc/$_pconf: F_GETLK through the second mount: '$_g' (holder's pid in the guest $HOLDER)"
+		case $_g in
+		"W 10 20 "*) verdict "$_pc" "$_pconf" \
+			"ok - $_pc/$_pconf: locks across mounts: F_GETLK through the second mount reports the write lock on bytes 10-29" ;;
+		*) verdict "$_pc" "$_pconf" \
+			"not ok - $_pc/$_pconf: locks across mounts: F_GETLK through the second mount reports the write lock on bytes 10-29: got '$_g'" ;;
+		esac
+		lock_release
+		lock_try "F_SETLK on bytes 15-19 through the second mount succeeds once the holder exited" \
+			"/0" -n -v -r 15,5 "$_pb/$_pf" true
+		lock_try "F_GETLK through the second mount reports no lock once the holder exited" \
+			"unlocked/0" -g "$_pb/$_pf"
+	fi
+	lock_hold "$_pa/$_pf"
+	if [ -e "$OUT/held" ]; then
+		verdict "$_pc" "$_pconf" "ok - $_pc/$_pconf: locks across mounts: flock through the first mount"
+		lock_try "flock -n through the second mount is refused with EWOULDBLOCK" \
+			"refused 11/1" -n -v "$_pb/$_pf" true
+		lock_release
+		lock_try "flock -n through the second mount succeeds once the holder exited" \
+			"/0" -n -v "$_pb/$_pf" true
+	else
+		verdict "$_pc" "$_pconf" "not ok - $_pc/$_pconf: locks across mounts: flock through the first mount"
+		lock_release
+	fi
+	rm -f "$_pa/$_pf"
+	umount_9p "$_pb" || not_ok "$_pc/$_pconf: locks across mounts: umount"
+	umount_9p "$_pa" || not_ok "$_pc/$_pconf: locks across mounts: umount"
+}
+
 diag "fsx seed $SEED (set V9FS_FSX_SEED to replay)"
 
 # --- baseline: the checks themselves, on tmpfs ---------------------------------
@@ -173,19 +282,8 @@ if ! v9fsd_start "$EXPORT" $PORT; then
 	exit 0
 fi
 export V9FS_FD_EXPORT=$EXPORT
-diod_pid=
-if command -v diod > /dev/null; then
-	diod -f -n -l 127.0.0.1:$DPORT -e "$DEXPORT" -c /dev/null -L "$OUT/diod.log" &
-	diod_pid=$!
-	_i=0
-	while [ $_i -lt 50 ] && ! netstat -ltn 2> /dev/null | grep -q ":$DPORT "; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	[ $_i -lt 50 ] || { not_ok "diod listens on 127.0.0.1:$DPORT"; diod_pid=; }
-else
-	not_ok "diod is in the guest (tests/vm/initramfs.sh copies it)"
-fi
+diod_start "$DEXPORT" $DPORT "$OUT/diod.log" > /dev/null ||
+	not_ok "diod listens on 127.0.0.1:$DPORT (tests/vm/initramfs.sh copies it)"
 
 clients=
 if load_client 9p; then
@@ -201,11 +299,13 @@ fi
 
 # the reference first: every run of ours is judged against it
 for c in $clients; do
-	if [ -n "$diod_pid" ]; then
+	if [ -n "$DIOD_PID" ]; then
 		run $c diod tcp $DPORT "$DEXPORT" $OPS "aname=$DEXPORT,uname=root"
+		pair_locks $c diod $DPORT "aname=$DEXPORT,uname=root"
 	elif [ $c = 9P ]; then
 		skip "9P/diod-tcp: posix-suite, fsx, 4 fsx at once" "diod did not start"
 	fi
+	pair_locks $c v9fsd $PORT
 	if [ $c = 9P ]; then
 		run $c v9fsd tcp $PORT "$EXPORT" $OPS
 		run $c v9fsd unix $PORT "$EXPORT" $OPS_SHORT
@@ -219,7 +319,7 @@ done
 
 case " $clients " in *" 9P "*) rmmod 9p2000 || not_ok "9P: rmmod after the .L runs" ;; esac
 case " $clients " in *" 9p "*) unload_client 9p ;; esac
-[ -n "$diod_pid" ] && kill $diod_pid && wait $diod_pid 2> /dev/null
+diod_stop
 v9fsd_stop
 rm -rf "$OUT" "$EXPORT" "$DEXPORT"
 exit 0

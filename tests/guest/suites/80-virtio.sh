@@ -8,7 +8,8 @@
 # other driver), msize clamp, racing mounts, coherence with the host and
 # between the clients, exec, fsx, the POSIX suite, readers and writers killed
 # mid-transfer, umount with requests in flight, the device unbound under a
-# mount, rebind, rmmod.
+# mount, rebind; all that over 9P2000.u, then the POSIX suite and fsx again on
+# both clients over 9P2000.L; rmmod.
 # A failure of ours that the in-tree client shares is a SKIP that says so.
 . /v9fs/tests/lib.sh
 
@@ -184,33 +185,36 @@ for c in 9p 9P; do
 done
 
 # --- POSIX suite ----------------------------------------------------------------------
-# rw: QEMU 7.2 does not answer, over 9P2000.u, the "don't touch" Twstat that
-# fsync sends after writes (the probe below shows it for 32 KiB already): both
-# clients would hang in the group's fsync. xdev-rename: .u renames within a
-# directory.
-SKIPS=rw,xdev-rename
+# 9p2000.u skips rw: QEMU 7.2 does not answer, over 9P2000.u, the "don't touch"
+# Twstat that fsync sends after writes (the probe below shows it for 32 KiB
+# already): both clients would hang in the group's fsync. And xdev-rename: .u
+# renames within a directory. 9p2000.L (Tfsync, Trenameat, Tlock) adds the
+# opt-in groups locks, statfs-df (sane figures: the export is the host's) and
+# xdir-rename.
+POSIX_U="-s rw,xdev-rename"
+POSIX_L="-x locks,statfs-df,xdir-rename"
 KEY_AWK='{ sub(/^(not )?ok - [^ ]*: /, ""); sub(/ \(.*$/, ""); n = index($0, ": ");
 	if (n) { g = substr($0, 1, n + 1); r = substr($0, n + 2); m = index(r, ": ");
 	if (m) r = substr(r, 1, m - 1); $0 = g r } print }'
-# posix_run LABEL DIR [REFERENCE]: with REFERENCE (the in-tree client's run on
-# the same share) a failure of ours that the reference shares is a SKIP. The
+# posix_run LABEL DIR OPTS [REFERENCE]: with REFERENCE (the in-tree client's run
+# on the same share) a failure of ours that the reference shares is a SKIP. The
 # reference run itself (no REFERENCE) only reports its failures as diagnostics:
 # it tells which checks QEMU's server cannot pass, it is not a test of ours.
 posix_run() {
 	mkdir -p "$2"
-	diag "$1: posix-suite starts"
-	timeout 600 "$SUITE" -n $ENTRIES -s "$SKIPS" -p "$1: " "$2" > "$OUT/posix.txt" 2>&1
+	diag "$1: posix-suite $3 starts"
+	timeout 600 "$SUITE" -n $ENTRIES $3 -p "$1: " "$2" > "$OUT/posix.txt" 2>&1
 	_rc=$?
 	[ $_rc -ge 124 ] && not_ok "$1: posix-suite finished within 600 s (status $_rc)"
-	if [ -n "${3:-}" ]; then
-		grep '^not ok' "$3" | awk "$KEY_AWK" > "$OUT/posix-ref.txt"
+	if [ -n "${4:-}" ]; then
+		grep '^not ok' "$4" | awk "$KEY_AWK" > "$OUT/posix-ref.txt"
 	else
 		: > "$OUT/posix-ref.txt"
 	fi
 	while IFS= read -r _line; do
 		case $_line in
 		"not ok - "*)
-			if [ -z "${3:-}" ]; then
+			if [ -z "${4:-}" ]; then
 				echo "# reference client fails: ${_line#not ok - }"
 				continue
 			fi
@@ -224,63 +228,107 @@ posix_run() {
 		esac
 	done < "$OUT/posix.txt"
 }
-diag "posix-suite skips $SKIPS on both clients (see above)"
-ref=
-if [ $intree = 1 ]; then
-	posix_run "9p/virtio/9p2000.u" "$M1/posix-9p"
-	cp "$OUT/posix.txt" "$OUT/posix.ref"
-	ref=$OUT/posix.ref
-	rm -rf "$M1/posix-9p"
-fi
-posix_run "9P/virtio/9p2000.u" "$M0/posix-9P" $ref
-rm -rf "$M0/posix-9P"
+
+# posix_both DIALECT OPTS: the in-tree client's run first, as the reference.
+posix_both() {
+	_ref=
+	if [ $intree = 1 ]; then
+		posix_run "9p/virtio/$1" "$M1/posix-9p" "$2"
+		cp "$OUT/posix.txt" "$OUT/posix.ref"
+		_ref=$OUT/posix.ref
+		rm -rf "$M1/posix-9p"
+	fi
+	posix_run "9P/virtio/$1" "$M0/posix-9P" "$2" $_ref
+	rm -rf "$M0/posix-9P"
+}
+
+# mount_dir CLIENT: the mount point of CLIENT (9P ours on v9share0, 9p the
+# in-tree one on v9share1), empty when the in-tree client is not mounted.
+mount_dir() {
+	case $1 in
+	9P) echo "$M0" ;;
+	9p) [ $intree = 1 ] && echo "$M1" ;;
+	esac
+}
 
 # --- fsync probe --------------------------------------------------------------------
-# fsync over 9P2000.u is a Twstat with every field "don't touch". Probe, on each
-# client, whether QEMU answers it after 32 KiB and after 128 KiB (4 x 32 KiB)
-# written through the file: fsx fsyncs at random and would hang where it is not.
+# fsync is a Twstat with every field "don't touch" over 9P2000.u, a Tfsync over
+# 9P2000.L. Probe, on each client, whether QEMU answers it after 32 KiB and after
+# 128 KiB (4 x 32 KiB) written through the file: fsx fsyncs at random and would
+# hang where it is not. Sets fsync_9p and fsync_9P.
 fsync_probe() { # fsync_probe DIR NAME BS COUNT: 0 if answered within 30 s
 	rm -f "$1/$2"
 	timeout 30 dd if=/dev/zero of="$1/$2" bs=$3 count=$4 conv=fsync 2> /dev/null
 }
-for c in 9p 9P; do
-	[ $c = 9p ] && { [ $intree = 1 ] || continue; d=$M1; }
-	[ $c = 9P ] && d=$M0
-	_r=
-	for t in 32k:1 32k:4; do
-		if fsync_probe "$d" "fsync.$c" "${t%%:*}" "${t#*:}"; then
-			_r="$_r $t=answered"
-		else
-			_r="$_r $t=HUNG"
-		fi
+fsync_probes() { # fsync_probes DIALECT
+	for c in 9p 9P; do
+		d=$(mount_dir $c)
+		[ -n "$d" ] || continue
+		_r=
+		for t in 32k:1 32k:4; do
+			if fsync_probe "$d" "fsync.$c" "${t%%:*}" "${t#*:}"; then
+				_r="$_r $t=answered"
+			else
+				_r="$_r $t=HUNG"
+			fi
+		done
+		eval "fsync_$c='$_r'"
+		diag "$c/$1: fsync after writes (bs:count):$_r"
+		rm -f "$d/fsync.$c"
 	done
-	eval "fsync_$c='$_r'"
-	diag "$c: fsync after writes (bs:count):$_r"
-	rm -f "$d/fsync.$c"
-done
+}
 
 # --- fsx ------------------------------------------------------------------------------
-diag "fsx seed $SEED (set V9FS_FSX_SEED to replay)"
-for c in 9p 9P; do
-	[ $c = 9p ] && { [ $intree = 1 ] || continue; d=$M1; n=$OPS; }
-	[ $c = 9P ] && { d=$M0; n=$OPS; }
-	_F=
-	case "$(eval echo "\$fsync_$c")" in
+# fsx_client CLIENT DIALECT PARALLEL: fsx of $OPS ops on CLIENT's mount, with
+# fsync where the probe saw it answered; with PARALLEL=1 four fsx at once too.
+fsx_client() {
+	_c=$1 _dl=$2 d=$(mount_dir $1)
+	[ -n "$d" ] || return 0
+	_F= _fs="with fsync"
+	case "$(eval echo "\$fsync_$_c")" in
 	*HUNG*)
-		_F=-F
-		diag "$c: fsx without fsync: QEMU does not answer fsync's Twstat after writes (probe above)" ;;
+		_F=-F _fs="without fsync"
+		diag "$_c/$_dl: fsx without fsync: QEMU does not answer fsync after writes (probe above)" ;;
 	esac
 	_t0=$(date +%s)
-	diag "$c: fsx $n ops starts"
-	timeout 400 /v9fs/bin/fsx -q $_F -N $n -l 131072 -o 16384 -S "$SEED" "$d/fsx.$c" \
+	diag "$_c/$_dl: fsx $OPS ops starts"
+	timeout 400 /v9fs/bin/fsx -q $_F -N $OPS -l 131072 -o 16384 -S "$SEED" "$d/fsx.$_c" \
 		> "$OUT/fsx.out" 2> "$OUT/fsx.err"
 	_rc=$?
-	result $c "$([ $_rc -eq 0 ] && echo 1)" "fsx${_F:+ without fsync} against a shadow copy" \
-		"$n ops, exit $_rc: $(tail -n 1 "$OUT/fsx.out")"
+	result $_c "$([ $_rc -eq 0 ] && echo 1)" "$_dl: fsx $_fs against a shadow copy" \
+		"$OPS ops, exit $_rc: $(tail -n 1 "$OUT/fsx.out")"
 	[ $_rc -ne 0 ] && head -n 30 "$OUT/fsx.err" | sed 's/^/#   /'
-	diag "$c: fsx took $(($(date +%s) - _t0)) s: $(tail -n 1 "$OUT/fsx.out")"
-	rm -f "$d/fsx.$c"
-done
+	diag "$_c/$_dl: fsx took $(($(date +%s) - _t0)) s: $(tail -n 1 "$OUT/fsx.out")"
+	rm -f "$d/fsx.$_c"
+	[ "$3" = 1 ] || return 0
+	_t0=$(date +%s)
+	_pids=
+	for i in 1 2 3 4; do
+		timeout 400 /v9fs/bin/fsx -q $_F -N $((OPS / 4)) -l 131072 -o 16384 -S $((SEED + i)) \
+			"$d/fsx.par$i" > "$OUT/par$i.out" 2>&1 &
+		_pids="$_pids $!"
+	done
+	_bad= i=0
+	for p in $_pids; do
+		i=$((i + 1))
+		wait "$p" || _bad="$_bad $i"
+	done
+	result $_c "$([ -z "$_bad" ] && echo 1)" \
+		"$_dl: 4 fsx $_fs at once on one virtio mount, $((OPS / 4)) ops each" \
+		"failed:$_bad"
+	for i in $_bad; do
+		tail -n 10 "$OUT/par$i.out" | sed "s/^/#   [$i] /"
+	done
+	diag "$_c/$_dl: 4 parallel fsx took $(($(date +%s) - _t0)) s"
+	rm -f "$d"/fsx.par*
+}
+
+diag "fsx seed $SEED (set V9FS_FSX_SEED to replay)"
+posix_both 9p2000.u "$POSIX_U"
+fsync_probes 9p2000.u
+fsx_client 9p 9p2000.u 0
+fsx_client 9P 9p2000.u 1
+
 # Many requests at once on one ring, without fsync: four writers of 3 MiB
 # files and four readers of the 8 MiB one, then every file is compared.
 dd if=/dev/urandom of="$OUT/big.bin" bs=1024k count=8 2> /dev/null
@@ -303,28 +351,6 @@ for i in 1 2 3 4; do
 done
 check "9P: 4 writers of 3 MiB and 4 readers of 8 MiB at once on one mount: all intact ($_bad bad)" \
 	test $_bad = 0
-_F=
-case "${fsync_9P:-}" in
-*HUNG*) _F=-F ;;
-esac
-_t0=$(date +%s)
-_pids=
-for i in 1 2 3 4; do
-	timeout 400 /v9fs/bin/fsx -q $_F -N $((OPS / 4)) -l 131072 -o 16384 -S $((SEED + i)) \
-		"$M0/fsx.par$i" > "$OUT/par$i.out" 2>&1 &
-	_pids="$_pids $!"
-done
-_bad= i=0
-for p in $_pids; do
-	i=$((i + 1))
-	wait "$p" || _bad="$_bad $i"
-done
-check "9P: 4 fsx${_F:+ without fsync} at once on one virtio mount, $((OPS / 4)) ops each (bad:${_bad:- none})" test -z "$_bad"
-for i in $_bad; do
-	tail -n 10 "$OUT/par$i.out" | sed "s/^/#   [$i] /"
-done
-diag "9P: 4 parallel fsx${_F:+ without fsync} took $(($(date +%s) - _t0)) s"
-rm -f "$M0"/fsx.par*
 
 # --- readers and writers killed mid-transfer ---------------------------------------------
 # SIGKILL abandons their requests (Tflush) while the device may still be
@@ -410,6 +436,37 @@ if mounted "$M0"; then
 		not_ok "remount after rebind: $(cat "$OUT/m.txt")"
 	fi
 fi
+
+# --- 9p2000.L: both clients remount with version=9p2000.L ------------------------------
+# QEMU's server is 9P2000.L first: the POSIX suite with the .L groups, the fsync
+# probe (Tfsync), fsx and four fsx at once, on both clients, the in-tree one as
+# the reference.
+_tL=$(date +%s)
+mounted "$M0" && umount_9p "$M0"
+mounted "$M1" && umount_9p "$M1"
+OURS=trans=virtio,version=9p2000.L,msize=524288
+INTREE=trans=virtio,version=9p2000.L,msize=524288,cache=none
+if ! mount_ours v9share0 "$M0" > "$OUT/m.txt" 2>&1; then
+	not_ok "mount -t 9P -o $OURS v9share0: $(cat "$OUT/m.txt")"
+else
+	ok "mount -t 9P -o $OURS v9share0"
+	check "/proc/mounts: version=9p2000.L" test "$(opt_of $M0 version)" = 9p2000.L
+	if [ $intree = 1 ]; then
+		if timeout 60 mount -t 9p -o "$INTREE" v9share1 "$M1" 2> "$OUT/m.txt"; then
+			ok "mount -t 9p (in-tree) -o $INTREE v9share1"
+		else
+			not_ok "mount -t 9p (in-tree) -o $INTREE v9share1: $(cat "$OUT/m.txt")"
+			intree=0
+		fi
+	fi
+	posix_both 9p2000.L "$POSIX_L"
+	fsync_probes 9p2000.L
+	fsx_client 9p 9p2000.L 1
+	fsx_client 9P 9p2000.L 1
+	mounted "$M1" && umount_9p "$M1"
+	umount_9p "$M0"
+fi
+diag "9p2000.L phase took $(($(date +%s) - _tL)) s"
 
 # --- teardown --------------------------------------------------------------------------
 mounted "$M1" && umount_9p "$M1"
