@@ -84,7 +84,7 @@ checks() {
 	result $_c "$([ $? -eq 0 ] && echo 1)" \
 		"a private writable mapping sees the file and does not change it" "$_o"
 	# the file changed on the server after a first mapping: a new open sees new bytes
-	# (issue 5: the page cache is dropped when the file is opened); the in-tree
+	# (the page cache is dropped when the file is opened); the in-tree
 	# client promises no such thing, so its outcome is only shown
 	if [ "$_c" != tmpfs ]; then
 		dd if=/dev/urandom of="$EXPORT/mapped" bs=1k count=300 conv=notrunc 2> /dev/null
