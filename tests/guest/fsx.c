@@ -13,7 +13,10 @@
  * that do not answer one.
  *
  * -R makes every other read (odd operation numbers) a mapped read: a fresh
- * MAP_SHARED PROT_READ mapping of the range, compared with the copy, and
+ * MAP_SHARED PROT_READ mapping of the range, made through a descriptor
+ * opened read-only (a shared mapping of a read-write descriptor could be
+ * made writable, which a client without write-back refuses), compared
+ * with the copy, and
  * the bytes of the last page past the end of the file must read as zeros.
  * -W makes every other write a mapped write: the file is extended with
  * ftruncate if the range ends past it, then the range is written through a
@@ -64,7 +67,7 @@ static struct op_rec oplog[LOG_SIZE];
 static unsigned long nr_logged;
 
 static const char *path;
-static int fd = -1, afd = -1;
+static int fd = -1, afd = -1, rfd = -1;
 static unsigned char *shadow, *buf;
 static uint64_t file_size;
 static uint64_t max_len = 256 * 1024, max_op = 64 * 1024;
@@ -177,15 +180,15 @@ static void read_exact(unsigned long n, const char *what, uint64_t off, uint64_t
 }
 
 /* A MAP_SHARED mapping of the pages holding [off, off + len); *delta is off's place in it. */
-static unsigned char *map_range(unsigned long n, const char *what, uint64_t off, uint64_t len,
-				int prot, uint64_t *delta, size_t *maplen)
+static unsigned char *map_range(unsigned long n, const char *what, int mfd, uint64_t off,
+				uint64_t len, int prot, uint64_t *delta, size_t *maplen)
 {
 	uint64_t start = off & ~(page_size - 1);
 	void *p;
 
 	*delta = off - start;
 	*maplen = (*delta + len + page_size - 1) & ~(page_size - 1);
-	p = mmap(NULL, *maplen, prot, MAP_SHARED, fd, start);
+	p = mmap(NULL, *maplen, prot, MAP_SHARED, mfd, start);
 	if (p == MAP_FAILED)
 		fail(n, "%s: mmap 0x%llx+0x%zx: %s", what, (unsigned long long)start, *maplen,
 		     strerror(errno));
@@ -202,7 +205,7 @@ static void read_mapped(unsigned long n, uint64_t off, uint64_t len)
 	unsigned char *p;
 	size_t maplen;
 
-	p = map_range(n, "mapped read", off, len, PROT_READ, &delta, &maplen);
+	p = map_range(n, "mapped read", rfd, off, len, PROT_READ, &delta, &maplen);
 	memcpy(buf, p + delta, len);
 	end = file_size - (off - delta);	/* the end of the file, in the mapping */
 	for (i = end; i < maplen; i++) {
@@ -280,7 +283,7 @@ static void do_write_mapped(unsigned long n, uint64_t off, uint64_t len)
 	if (off + len > file_size && ftruncate(fd, off + len) < 0)
 		fail(n, "mapped write: ftruncate(0x%llx): %s", (unsigned long long)(off + len),
 		     strerror(errno));
-	p = map_range(n, "mapped write", off, len, PROT_READ | PROT_WRITE, &delta, &maplen);
+	p = map_range(n, "mapped write", fd, off, len, PROT_READ | PROT_WRITE, &delta, &maplen);
 	memcpy(p + delta, buf, len);
 	if (msync(p, maplen, MS_SYNC) < 0)
 		fail(n, "mapped write 0x%llx+0x%llx: msync: %s", (unsigned long long)off,
@@ -328,6 +331,11 @@ static void open_file(unsigned long n)
 	afd = open(path, O_WRONLY | O_APPEND);
 	if (afd < 0)
 		fail(n, "open %s O_APPEND: %s", path, strerror(errno));
+	if (map_reads) {
+		rfd = open(path, O_RDONLY);
+		if (rfd < 0)
+			fail(n, "open %s O_RDONLY: %s", path, strerror(errno));
+	}
 }
 
 static void do_reopen(unsigned long n)
@@ -336,6 +344,8 @@ static void do_reopen(unsigned long n)
 		fail(n, "close: %s", strerror(errno));
 	if (close(afd) < 0)
 		fail(n, "close append fd: %s", strerror(errno));
+	if (rfd >= 0 && close(rfd) < 0)
+		fail(n, "close read-only fd: %s", strerror(errno));
 	open_file(n);
 	log_op(n, OP_REOPEN, 0, 0);
 }
@@ -503,6 +513,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(fd);
 	close(afd);
+	if (rfd >= 0)
+		close(rfd);
 	printf("fsx: %lu ops passed in %.2f s (read %lu write %lu append %lu truncate %lu "
 	       "reopen %lu fsync %lu verify %lu", nops,
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, counts[OP_READ],
