@@ -2,9 +2,10 @@
 /*
  * Regular files of the 9P file system type. Reads and writes go straight
  * to the server, with no data cache (the seed's semantics). Only mmap uses
- * the page cache: read-only and private mappings are filled by ->read_folio
- * through the client, and each open drops the cached pages so they are
- * fresh. Shared writable mappings are refused.
+ * the page cache: mappings are filled by ->read_folio through the client,
+ * and each open drops the cached pages so they are fresh. Shared writable
+ * mappings need cache=mmap, which writes their dirty pages back; without
+ * it they are refused, since nothing would ever send those pages.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -14,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/bvec.h>
+#include <linux/writeback.h>
 
 #include "v9fs.h"
 
@@ -84,6 +86,25 @@ u32 ninep_dotl_open_flags(unsigned int f_flags)
 }
 
 /*
+ * Start write-back of the dirty pages of [@start, @end] and wait for it.
+ * The error is that of this write-back; an error stays recorded in the
+ * mapping for fsync and close to report as well.
+ */
+static int ninep_write_back_range(struct inode *inode, loff_t start,
+				  loff_t end)
+{
+	struct address_space *mapping = inode->i_mapping;
+	int err;
+
+	if (!mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) &&
+	    !mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK))
+		return 0;
+	err = filemap_fdatawrite_range(mapping, start, end);
+	filemap_fdatawait_range_keep_errors(mapping, start, end);
+	return err;
+}
+
+/*
  * Open a file or directory: clone the dentry's fid and Topen the clone,
  * which the open file then owns until release.
  */
@@ -99,6 +120,12 @@ int ninep_file_open(struct inode *inode, struct file *file)
 	ninep_vfs_dbg(s, "%pD flags 0%o\n", file, file->f_flags);
 	if (!fid)
 		return -EIO;
+	/* Dirty pages land before an O_TRUNC the Topen carries, not after. */
+	if (S_ISREG(inode->i_mode) && ninep_cache_mmap(inode)) {
+		err = ninep_write_back_range(inode, 0, LLONG_MAX);
+		if (err)
+			return err;
+	}
 	of = kzalloc(sizeof(*of), GFP_KERNEL);
 	if (!of)
 		return -ENOMEM;
@@ -141,6 +168,13 @@ int ninep_file_release(struct inode *inode, struct file *file)
 
 	if (!of)
 		return 0;
+	/*
+	 * The last reference of a file that was mapped may go at munmap,
+	 * after close: its pages go to the server now. An error is recorded
+	 * in the mapping (fsync and close of other descriptors see it).
+	 */
+	if (ninep_cache_mmap(inode) && (file->f_mode & FMODE_WRITE))
+		ninep_write_back_range(inode, 0, LLONG_MAX);
 	file->private_data = NULL;
 	ninep_fid_put(of->fid);
 	kvfree(of->dbuf);
@@ -150,13 +184,21 @@ int ninep_file_release(struct inode *inode, struct file *file)
 
 static ssize_t ninep_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
+	struct inode *inode = file_inode(iocb->ki_filp);
 	struct ninep_fid *fid = ninep_file_fid(iocb->ki_filp);
+	size_t count = iov_iter_count(to);
 	ssize_t n;
 
-	if (!iov_iter_count(to))
+	if (!count)
 		return 0;
-	n = ninep_read(fid, iocb->ki_pos, to,
-		       i_size_read(file_inode(iocb->ki_filp)));
+	/* Bytes written through a mapping reach the server before we ask. */
+	if (ninep_cache_mmap(inode)) {
+		n = ninep_write_back_range(inode, iocb->ki_pos,
+					   iocb->ki_pos + count - 1);
+		if (n)
+			return n;
+	}
+	n = ninep_read(fid, iocb->ki_pos, to, i_size_read(inode));
 	if (n > 0)
 		iocb->ki_pos += n;
 	return n;
@@ -169,6 +211,9 @@ static ssize_t ninep_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
  * just before the Twrite: appends from this client land at the end, but an
  * append racing with another client's write between the two messages can
  * still land short of the end (no protocol-level atomic append exists).
+ * O_DIRECT takes this path too. Dirty pages of the range (cache=mmap) go
+ * first, so that they cannot land over these bytes later; the cached
+ * pages of the range are dropped after, so mappings read the new bytes.
  */
 static ssize_t ninep_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
@@ -189,11 +234,15 @@ static ssize_t ninep_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		goto out;
 
 	pos = iocb->ki_pos;
+	if (ninep_cache_mmap(inode)) {
+		ret = ninep_write_back_range(inode, pos, pos + ret - 1);
+		if (ret)
+			goto out;
+	}
 	ret = ninep_write(fid, pos, from, i_size_read(inode));
 	if (ret > 0) {
 		iocb->ki_pos = pos + ret;
 		ninep_i_size_set(inode, iocb->ki_pos, true);
-		/* Pages a private mapping read earlier are now stale. */
 		if (inode->i_mapping->nrpages)
 			invalidate_inode_pages2_range(inode->i_mapping,
 						      pos >> PAGE_SHIFT,
@@ -220,18 +269,32 @@ static loff_t ninep_file_llseek(struct file *file, loff_t offset, int whence)
 }
 
 /*
- * Tfsync in 9P2000.L; otherwise a Twstat with every field "don't touch"
- * asks the server to commit (stat(5)). Shared with directories.
+ * Dirty pages of the range first (cache=mmap; a write-back error recorded
+ * since this file last looked is reported here), then Tfsync in 9P2000.L;
+ * otherwise a Twstat with every field "don't touch" asks the server to
+ * commit (stat(5)). Shared with directories.
  */
 int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
 	struct v9p_stat st;
+	int err;
 
+	err = file_write_and_wait_range(file, start, end);
+	if (err)
+		return err;
 	if (ninep_dotl(ninep_inode_session(file_inode(file))))
 		return ninep_fsync(ninep_file_fid(file), datasync);
 
 	v9p_stat_dont_touch(&st);
 	return ninep_wstat(ninep_file_fid(file), &st);
+}
+
+/* close(2) (cache=mmap): a closed file is complete on the server. */
+static int ninep_file_flush(struct file *file, fl_owner_t id)
+{
+	if (!ninep_cache_mmap(file_inode(file)) || !(file->f_mode & FMODE_WRITE))
+		return 0;
+	return file_write_and_wait(file);
 }
 
 /* Fill one page-cache folio for a mapping, through the mapping's open fid. */
@@ -265,8 +328,185 @@ out:
 	return err;
 }
 
+/*
+ * Send one dirty folio (cache=mmap), never past i_size, through the
+ * inode's write-back fid. The folio is locked on entry and under
+ * writeback for the Twrite; @unlock: unlock it once writeback is marked
+ * (->writepage), else leave it locked (->launder_folio). An error is
+ * recorded in the mapping, for fsync, msync and close to report.
+ */
+static int ninep_folio_write_back(struct folio *folio, bool unlock)
+{
+	struct address_space *mapping = folio->mapping;
+	struct inode *inode = mapping->host;
+	struct ninep_fid *fid = READ_ONCE(NINEP_I(inode)->wb_fid);
+	loff_t pos = folio_pos(folio), size = i_size_read(inode);
+	struct bio_vec bv = { .bv_page = &folio->page, .bv_offset = 0 };
+	struct iov_iter from;
+	ssize_t n = 0;
+	int err = 0;
+
+	folio_start_writeback(folio);
+	if (unlock)
+		folio_unlock(folio);
+	/* Wholly past the end: a truncate is dropping it. */
+	if (pos >= size)
+		goto done;
+	if (WARN_ON_ONCE(!fid)) {	/* ninep_page_mkwrite() refuses */
+		err = -EIO;
+		goto done;
+	}
+	bv.bv_len = min_t(loff_t, folio_size(folio), size - pos);
+	iov_iter_bvec(&from, ITER_SOURCE, &bv, 1, bv.bv_len);
+	n = ninep_write(fid, pos, &from, size);
+	if (n >= 0 && n < bv.bv_len)
+		n = -EIO;	/* a short Rwrite: the server is out of room */
+	err = n < 0 ? n : 0;
+done:
+	if (err) {
+		pr_warn_ratelimited("write-back to %s of inode %lu at %lld failed: %d\n",
+				    ninep_inode_session(inode)->addr ?: "fd",
+				    inode->i_ino, pos, err);
+		mapping_set_error(mapping, err);
+	}
+	folio_end_writeback(folio);
+	return err;
+}
+
+static int ninep_writepage(struct page *page, struct writeback_control *wbc)
+{
+	return ninep_folio_write_back(page_folio(page), true);
+}
+
+/* invalidate_inode_pages2() met a dirty folio: it goes to the server first. */
+static int ninep_launder_folio(struct folio *folio)
+{
+	if (!folio_clear_dirty_for_io(folio))
+		return 0;
+	return ninep_folio_write_back(folio, false);
+}
+
+/*
+ * A shared mapping's first write to a page (cache=mmap). The page is
+ * locked, waits for a write-back in flight, and is marked dirty. mtime is
+ * not stamped here as a local file system would: the server sets it when
+ * the Twrite lands, and the next getattr would replace a local stamp.
+ */
+static vm_fault_t ninep_page_mkwrite(struct vm_fault *vmf)
+{
+	struct folio *folio = page_folio(vmf->page);
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	vm_fault_t ret = VM_FAULT_LOCKED;
+
+	if (!READ_ONCE(NINEP_I(inode)->wb_fid))
+		return VM_FAULT_SIGBUS;
+	sb_start_pagefault(inode->i_sb);
+	folio_lock(folio);
+	if (folio->mapping != inode->i_mapping ||
+	    folio_pos(folio) >= i_size_read(inode)) {
+		/* Truncated meanwhile: let the fault start over. */
+		folio_unlock(folio);
+		ret = VM_FAULT_NOPAGE;
+		goto out;
+	}
+	folio_wait_writeback(folio);
+	folio_mark_dirty(folio);
+out:
+	sb_end_pagefault(inode->i_sb);
+	return ret;
+}
+
+static const struct vm_operations_struct ninep_file_vm_ops = {
+	.fault		= filemap_fault,
+	.map_pages	= filemap_map_pages,
+	.page_mkwrite	= ninep_page_mkwrite,
+};
+
+/*
+ * Keep a reference on @fid, the open fid of the first shared writable
+ * mapping of @inode, for write-back (cache=mmap). Pages dirtied through
+ * any later mapping, by any user, go back through it, as that first user;
+ * each of them opened the file for writing (a shared writable mapping
+ * needs that), so the server is asked nothing those users could not do.
+ * The reference goes at evict.
+ */
+static void ninep_keep_wb_fid(struct inode *inode, struct ninep_fid *fid)
+{
+	struct ninep_inode *vi = NINEP_I(inode);
+
+	if (READ_ONCE(vi->wb_fid))
+		return;
+	spin_lock(&inode->i_lock);
+	if (!vi->wb_fid)
+		WRITE_ONCE(vi->wb_fid, ninep_fid_get(fid));
+	spin_unlock(&inode->i_lock);
+}
+
+static int ninep_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct inode *inode = file_inode(file);
+
+	/* Without cache=mmap nothing writes a dirty page back: refused. */
+	if (!ninep_cache_mmap(inode))
+		return generic_file_readonly_mmap(file, vma);
+	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) ==
+	    (VM_SHARED | VM_MAYWRITE))
+		ninep_keep_wb_fid(inode, ninep_file_fid(file));
+	file_accessed(file);
+	vma->vm_ops = &ninep_file_vm_ops;
+	return 0;
+}
+
+/*
+ * truncate(2) and ftruncate(2), before the new size goes to the server
+ * (cache=mmap): write-back in flight from the new end on finishes first, so
+ * no Twrite of it lands after the truncate. A page a mapping dirties past
+ * the new end while the truncate is under way can still be sent by the
+ * flusher before ninep_size_truncate_pages() drops it.
+ */
+void ninep_size_write_back(struct inode *inode, const struct iattr *iattr)
+{
+	if (!(iattr->ia_valid & ATTR_SIZE) || (iattr->ia_valid & ATTR_OPEN) ||
+	    !S_ISREG(inode->i_mode) || !ninep_cache_mmap(inode))
+		return;
+	/* An error stays recorded for fsync; it is not the truncate's. */
+	filemap_fdatawait_range_keep_errors(inode->i_mapping,
+					    round_down(iattr->ia_size, PAGE_SIZE),
+					    LLONG_MAX);
+}
+
+/*
+ * The server took a new size: the cached pages past it go (unmapped from
+ * every mapping) and the rest of the last page reads as zeros. Done even
+ * when the size we hold already matches, since a refresh may have set it.
+ */
+void ninep_size_truncate_pages(struct inode *inode, loff_t size)
+{
+	ninep_i_size_set(inode, size, false);
+	truncate_pagecache(inode, size);
+}
+
+/* Dirty pages go back before the inode goes; so does the write-back fid. */
+void ninep_evict_inode(struct inode *inode)
+{
+	struct ninep_inode *vi = NINEP_I(inode);
+
+	if (vi->wb_fid)
+		ninep_write_back_range(inode, 0, LLONG_MAX);
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	if (vi->wb_fid) {
+		ninep_fid_put(vi->wb_fid);
+		vi->wb_fid = NULL;
+	}
+}
+
 const struct address_space_operations ninep_aops = {
 	.read_folio	= ninep_read_folio,
+	.writepage	= ninep_writepage,
+	.dirty_folio	= filemap_dirty_folio,
+	.launder_folio	= ninep_launder_folio,
+	.migrate_folio	= filemap_migrate_folio,
 	.direct_IO	= noop_direct_IO,	/* I/O is direct already */
 };
 
@@ -274,8 +514,9 @@ const struct file_operations ninep_file_fops = {
 	.llseek		= ninep_file_llseek,
 	.read_iter	= ninep_file_read_iter,
 	.write_iter	= ninep_file_write_iter,
-	.mmap		= generic_file_readonly_mmap,
+	.mmap		= ninep_file_mmap,
 	.open		= ninep_file_open,
+	.flush		= ninep_file_flush,
 	.release	= ninep_file_release,
 	.fsync		= ninep_file_fsync,
 	.splice_read	= ninep_splice_read,
@@ -288,8 +529,9 @@ const struct file_operations ninep_dotl_file_fops = {
 	.llseek		= ninep_file_llseek,
 	.read_iter	= ninep_file_read_iter,
 	.write_iter	= ninep_file_write_iter,
-	.mmap		= generic_file_readonly_mmap,
+	.mmap		= ninep_file_mmap,
 	.open		= ninep_file_open,
+	.flush		= ninep_file_flush,
 	.release	= ninep_file_release,
 	.fsync		= ninep_file_fsync,
 	.lock		= ninep_file_lock,

@@ -36,6 +36,7 @@ struct inode *ninep_alloc_inode(struct super_block *sb)
 	if (!vi)
 		return NULL;
 	memset(&vi->qid, 0, sizeof(vi->qid));
+	vi->wb_fid = NULL;
 	return &vi->vfs_inode;
 }
 
@@ -891,6 +892,7 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	if (valid & ATTR_OPEN)
 		any = false;
 
+	ninep_size_write_back(inode, iattr);
 	if (any) {
 		if ((valid & ATTR_FILE) && iattr->ia_file &&
 		    iattr->ia_file->private_data)
@@ -904,8 +906,8 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 			return err;
 	}
 
-	if ((valid & ATTR_SIZE) && iattr->ia_size != i_size_read(inode))
-		truncate_setsize(inode, iattr->ia_size);
+	if (valid & ATTR_SIZE)
+		ninep_size_truncate_pages(inode, iattr->ia_size);
 	setattr_copy(idmap, inode, iattr);
 	return 0;
 }

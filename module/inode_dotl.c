@@ -522,6 +522,7 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	if (valid & ATTR_OPEN)
 		sa.valid = 0;
 
+	ninep_size_write_back(inode, iattr);
 	if (sa.valid) {
 		if ((valid & ATTR_FILE) && iattr->ia_file &&
 		    iattr->ia_file->private_data)
@@ -534,8 +535,8 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 		if (err)
 			return err;
 	}
-	if ((valid & ATTR_SIZE) && iattr->ia_size != i_size_read(inode))
-		truncate_setsize(inode, iattr->ia_size);
+	if (valid & ATTR_SIZE)
+		ninep_size_truncate_pages(inode, iattr->ia_size);
 	setattr_copy(idmap, inode, iattr);
 	return 0;
 }

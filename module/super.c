@@ -26,7 +26,7 @@ enum ninep_param {
 	NINEP_OPT_ANAME, NINEP_OPT_PORT, NINEP_OPT_MSIZE, NINEP_OPT_UID,
 	NINEP_OPT_GID, NINEP_OPT_AFID, NINEP_OPT_DEBUG, NINEP_OPT_NOEXTEND,
 	NINEP_OPT_NODEVMAP, NINEP_OPT_RFDNO, NINEP_OPT_WFDNO, NINEP_OPT_VERSION,
-	NINEP_OPT_TIMEOUT, NINEP_OPT_NOXATTR,
+	NINEP_OPT_TIMEOUT, NINEP_OPT_NOXATTR, NINEP_OPT_CACHE,
 };
 
 /* Sorted by name, as the fs_parser table validator likes them. */
@@ -45,6 +45,15 @@ static const struct constant_table ninep_version_names[] = {
 	{ "9p2000",	V9P_9P2000 },
 	{ "9p2000.L",	V9P_9P2000L },
 	{ "9p2000.u",	V9P_9P2000U },
+	{}
+};
+
+/* The in-tree client's names; the ones not implemented here are refused. */
+static const struct constant_table ninep_cache_names[] = {
+	{ "fscache",	-1 },
+	{ "loose",	-1 },
+	{ "mmap",	NINEP_CACHE_MMAP },
+	{ "none",	NINEP_CACHE_NONE },
 	{}
 };
 
@@ -71,6 +80,7 @@ static const struct fs_parameter_spec ninep_param_specs[] = {
 	fsparam_enum("version",		NINEP_OPT_VERSION, ninep_version_names),
 	fsparam_u32("timeout",		NINEP_OPT_TIMEOUT),
 	fsparam_flag("noxattr",		NINEP_OPT_NOXATTR),
+	fsparam_enum("cache",		NINEP_OPT_CACHE, ninep_cache_names),
 	{}
 };
 
@@ -190,6 +200,12 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case NINEP_OPT_NOXATTR:
 		s->flags |= NINEP_NOXATTR;
 		break;
+	case NINEP_OPT_CACHE:
+		if (result.int_32 < 0)
+			return invalfc(fc, "cache=%s is not supported by this module",
+				       param->string);
+		s->cache = result.int_32;
+		break;
 	default:
 		return invalfc(fc, "option '%s' is not handled", param->key);
 	}
@@ -231,6 +247,8 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 		seq_puts(m, ",nodevmap");
 	if (s->flags & NINEP_NOXATTR)
 		seq_puts(m, ",noxattr");
+	if (s->cache == NINEP_CACHE_MMAP)
+		seq_puts(m, ",cache=mmap");
 	return 0;
 }
 
@@ -285,6 +303,7 @@ static const struct super_operations ninep_super_ops = {
 	.alloc_inode	= ninep_alloc_inode,
 	.free_inode	= ninep_free_inode,
 	.drop_inode	= generic_delete_inode,
+	.evict_inode	= ninep_evict_inode,
 	.statfs		= ninep_statfs_vfs,
 	.show_options	= ninep_show_options,
 	.umount_begin	= ninep_umount_begin,

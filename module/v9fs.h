@@ -28,6 +28,12 @@
 #define NINEP_WFD_GIVEN		0x40
 #define NINEP_NOXATTR		0x80	/* extended attributes refused */
 
+/* struct ninep_session.cache: cache= */
+enum ninep_cache_mode {
+	NINEP_CACHE_NONE,	/* page cache only for read-only/private maps */
+	NINEP_CACHE_MMAP,	/* shared writable mappings, written back */
+};
+
 /*
  * One mounted file system. The option fields are filled while parsing and
  * then only read; clnt and dialect are set once by fill_super.
@@ -41,14 +47,21 @@ struct ninep_session {
 	kgid_t gid;
 	u32 afid;			/* afid= as given; NINEP_NOFID when absent */
 	unsigned int flags;		/* NINEP_NODEVMAP, ... */
+	enum ninep_cache_mode cache;	/* cache= */
 
 	struct ninep_client *clnt;
 	enum v9p_dialect dialect;	/* negotiated */
 };
 
-/* Per-inode state: the server's identity of the file. */
+/*
+ * Per-inode state: the server's identity of the file. wb_fid (cache=mmap)
+ * is a reference on the open fid of the first shared writable mapping of
+ * the file; dirty pages go back through it until the inode is evicted.
+ * Set once under i_lock, then only read.
+ */
 struct ninep_inode {
 	struct v9p_qid qid;
+	struct ninep_fid *wb_fid;
 	struct inode vfs_inode;
 };
 
@@ -88,6 +101,11 @@ static inline bool ninep_extended(const struct ninep_session *s)
 static inline bool ninep_dotl(const struct ninep_session *s)
 {
 	return s->dialect == V9P_9P2000L;
+}
+
+static inline bool ninep_cache_mmap(const struct inode *inode)
+{
+	return ninep_inode_session(inode)->cache == NINEP_CACHE_MMAP;
 }
 
 /* The fid a dentry holds (walked from its parent's); NULL if it has none. */
@@ -177,6 +195,9 @@ int ninep_file_open(struct inode *inode, struct file *file);
 int ninep_file_release(struct inode *inode, struct file *file);
 int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 extern const struct file_operations ninep_dotl_file_fops;
+void ninep_size_write_back(struct inode *inode, const struct iattr *iattr);
+void ninep_size_truncate_pages(struct inode *inode, loff_t size);
+void ninep_evict_inode(struct inode *inode);
 
 /* lock.c: 9P2000.L locks */
 int ninep_file_lock(struct file *filp, int cmd, struct file_lock *fl);

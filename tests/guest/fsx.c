@@ -2,7 +2,7 @@
 /*
  * fsx: a randomized file-operation checker.
  *
- *	fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-q] FILE
+ *	fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-R] [-W] [-q] FILE
  *
  * Applies a seeded random sequence of reads, writes, appends (through an
  * O_APPEND descriptor), truncates (grow and shrink), reopens and fsyncs to
@@ -11,6 +11,18 @@
  * operation, and the whole file is compared every -c operations and at the end.
  * -F leaves the fsyncs out (the sequence is otherwise the same), for servers
  * that do not answer one.
+ *
+ * -R makes every other read (odd operation numbers) a mapped read: a fresh
+ * MAP_SHARED PROT_READ mapping of the range, made through a descriptor
+ * opened read-only (a shared mapping of a read-write descriptor could be
+ * made writable, which a client without write-back refuses), compared
+ * with the copy, and
+ * the bytes of the last page past the end of the file must read as zeros.
+ * -W makes every other write a mapped write: the file is extended with
+ * ftruncate if the range ends past it, then the range is written through a
+ * MAP_SHARED writable mapping and msync(MS_SYNC)ed.  Neither flag changes
+ * the sequence of operations, offsets or lengths: without them a run is the
+ * same as before they existed.
  *
  * On the first mismatch it reports the operation, the offset of the first
  * differing byte, the bytes on both sides and the tail of the operation log,
@@ -25,17 +37,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
-enum op_kind { OP_READ, OP_WRITE, OP_APPEND, OP_TRUNCATE, OP_REOPEN, OP_FSYNC, OP_VERIFY };
+enum op_kind {
+	OP_READ, OP_WRITE, OP_APPEND, OP_TRUNCATE, OP_REOPEN, OP_FSYNC, OP_MAPREAD,
+	OP_MAPWRITE, OP_VERIFY
+};
 
 static const char *const op_names[] = {
 	[OP_READ] = "read", [OP_WRITE] = "write", [OP_APPEND] = "append",
 	[OP_TRUNCATE] = "truncate", [OP_REOPEN] = "reopen", [OP_FSYNC] = "fsync",
-	[OP_VERIFY] = "verify",
+	[OP_MAPREAD] = "mapread", [OP_MAPWRITE] = "mapwrite", [OP_VERIFY] = "verify",
 };
 
 struct op_rec {
@@ -51,13 +67,15 @@ static struct op_rec oplog[LOG_SIZE];
 static unsigned long nr_logged;
 
 static const char *path;
-static int fd = -1, afd = -1;
+static int fd = -1, afd = -1, rfd = -1;
 static unsigned char *shadow, *buf;
 static uint64_t file_size;
 static uint64_t max_len = 256 * 1024, max_op = 64 * 1024;
 static uint64_t rng_state;
 static int quiet;
 static int no_fsync;
+static int map_reads, map_writes;
+static uint64_t page_size;
 static unsigned long long seed;
 
 /* xorshift64*: small, fast and, above all, reproducible from -S */
@@ -161,6 +179,48 @@ static void read_exact(unsigned long n, const char *what, uint64_t off, uint64_t
 		mismatch(n, what, off, buf, len);
 }
 
+/* A MAP_SHARED mapping of the pages holding [off, off + len); *delta is off's place in it. */
+static unsigned char *map_range(unsigned long n, const char *what, int mfd, uint64_t off,
+				uint64_t len, int prot, uint64_t *delta, size_t *maplen)
+{
+	uint64_t start = off & ~(page_size - 1);
+	void *p;
+
+	*delta = off - start;
+	*maplen = (*delta + len + page_size - 1) & ~(page_size - 1);
+	p = mmap(NULL, *maplen, prot, MAP_SHARED, mfd, start);
+	if (p == MAP_FAILED)
+		fail(n, "%s: mmap 0x%llx+0x%zx: %s", what, (unsigned long long)start, *maplen,
+		     strerror(errno));
+	return p;
+}
+
+/*
+ * A read through a new mapping of the range.  Past the end of the file the
+ * last page must hold zeros: stale bytes of a truncated file show there.
+ */
+static void read_mapped(unsigned long n, uint64_t off, uint64_t len)
+{
+	uint64_t delta, end, i;
+	unsigned char *p;
+	size_t maplen;
+
+	p = map_range(n, "mapped read", rfd, off, len, PROT_READ, &delta, &maplen);
+	memcpy(buf, p + delta, len);
+	end = file_size - (off - delta);	/* the end of the file, in the mapping */
+	for (i = end; i < maplen; i++) {
+		if (p[i]) {
+			fail(n, "mapped read 0x%llx+0x%llx: byte 0x%llx past the end of the file (0x%llx) is 0x%02x, not 0",
+			     (unsigned long long)off, (unsigned long long)len,
+			     (unsigned long long)(off - delta + i), (unsigned long long)file_size, p[i]);
+		}
+	}
+	if (munmap(p, maplen) < 0)
+		fail(n, "mapped read: munmap: %s", strerror(errno));
+	if (memcmp(buf, shadow + off, len))
+		mismatch(n, "mapped read", off, buf, len);
+}
+
 static void check_size(unsigned long n)
 {
 	struct stat st;
@@ -212,6 +272,30 @@ static void do_write(unsigned long n, uint64_t off, uint64_t len)
 	log_op(n, OP_WRITE, off, len);
 }
 
+/* A write through a shared mapping, the file first extended to hold it. */
+static void do_write_mapped(unsigned long n, uint64_t off, uint64_t len)
+{
+	uint64_t delta;
+	unsigned char *p;
+	size_t maplen;
+
+	make_data(n, off, len);
+	if (off + len > file_size && ftruncate(fd, off + len) < 0)
+		fail(n, "mapped write: ftruncate(0x%llx): %s", (unsigned long long)(off + len),
+		     strerror(errno));
+	p = map_range(n, "mapped write", fd, off, len, PROT_READ | PROT_WRITE, &delta, &maplen);
+	memcpy(p + delta, buf, len);
+	if (msync(p, maplen, MS_SYNC) < 0)
+		fail(n, "mapped write 0x%llx+0x%llx: msync: %s", (unsigned long long)off,
+		     (unsigned long long)len, strerror(errno));
+	if (munmap(p, maplen) < 0)
+		fail(n, "mapped write: munmap: %s", strerror(errno));
+	memcpy(shadow + off, buf, len);
+	if (off + len > file_size)
+		file_size = off + len;
+	log_op(n, OP_MAPWRITE, off, len);
+}
+
 static void do_append(unsigned long n, uint64_t len)
 {
 	uint64_t off = file_size;
@@ -247,6 +331,11 @@ static void open_file(unsigned long n)
 	afd = open(path, O_WRONLY | O_APPEND);
 	if (afd < 0)
 		fail(n, "open %s O_APPEND: %s", path, strerror(errno));
+	if (map_reads) {
+		rfd = open(path, O_RDONLY);
+		if (rfd < 0)
+			fail(n, "open %s O_RDONLY: %s", path, strerror(errno));
+	}
 }
 
 static void do_reopen(unsigned long n)
@@ -255,6 +344,8 @@ static void do_reopen(unsigned long n)
 		fail(n, "close: %s", strerror(errno));
 	if (close(afd) < 0)
 		fail(n, "close append fd: %s", strerror(errno));
+	if (rfd >= 0 && close(rfd) < 0)
+		fail(n, "close read-only fd: %s", strerror(errno));
 	open_file(n);
 	log_op(n, OP_REOPEN, 0, 0);
 }
@@ -277,7 +368,7 @@ static void verify_all(unsigned long n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-q] FILE\n");
+	fprintf(stderr, "usage: fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-R] [-W] [-q] FILE\n");
 	exit(2);
 }
 
@@ -288,7 +379,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	int opt, have_seed = 0;
 
-	while ((opt = getopt(argc, argv, "N:S:l:o:c:Fq")) != -1) {
+	while ((opt = getopt(argc, argv, "N:S:l:o:c:FRWq")) != -1) {
 		switch (opt) {
 		case 'N':
 			nops = strtoul(optarg, NULL, 0);
@@ -309,6 +400,12 @@ int main(int argc, char **argv)
 		case 'F':
 			no_fsync = 1;
 			break;
+		case 'R':
+			map_reads = 1;
+			break;
+		case 'W':
+			map_writes = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -319,6 +416,7 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || max_len < 16 || !max_op || max_op > max_len)
 		usage();
 	path = argv[optind];
+	page_size = sysconf(_SC_PAGESIZE);
 	if (!have_seed) {
 		clock_gettime(CLOCK_REALTIME, &t0);
 		seed = (unsigned long long)t0.tv_nsec ^ ((unsigned long long)getpid() << 32);
@@ -359,16 +457,27 @@ int main(int argc, char **argv)
 			off = rnd_below(file_size);
 			if (len > file_size - off)
 				len = file_size - off;
-			log_op(n, OP_READ, off, len);
-			read_exact(n, "read", off, len);
-			counts[OP_READ]++;
+			if (map_reads && (n & 1)) {
+				log_op(n, OP_MAPREAD, off, len);
+				read_mapped(n, off, len);
+				counts[OP_MAPREAD]++;
+			} else {
+				log_op(n, OP_READ, off, len);
+				read_exact(n, "read", off, len);
+				counts[OP_READ]++;
+			}
 		} else if (r < 70) {
 			/* write: may start past the end, leaving a hole */
 			off = rnd_below(max_len);
 			if (len > max_len - off)
 				len = max_len - off;
-			do_write(n, off, len);
-			counts[OP_WRITE]++;
+			if (map_writes && (n & 1)) {
+				do_write_mapped(n, off, len);
+				counts[OP_MAPWRITE]++;
+			} else {
+				do_write(n, off, len);
+				counts[OP_WRITE]++;
+			}
 		} else if (r < 80) {
 			if (file_size + len > max_len) {
 				/* no room: shrink instead, so appends keep happening */
@@ -404,10 +513,15 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(fd);
 	close(afd);
+	if (rfd >= 0)
+		close(rfd);
 	printf("fsx: %lu ops passed in %.2f s (read %lu write %lu append %lu truncate %lu "
-	       "reopen %lu fsync %lu verify %lu), seed %llu\n", nops,
+	       "reopen %lu fsync %lu verify %lu", nops,
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, counts[OP_READ],
 	       counts[OP_WRITE], counts[OP_APPEND], counts[OP_TRUNCATE], counts[OP_REOPEN],
-	       counts[OP_FSYNC], counts[OP_VERIFY], seed);
+	       counts[OP_FSYNC], counts[OP_VERIFY]);
+	if (map_reads || map_writes)
+		printf(" mapread %lu mapwrite %lu", counts[OP_MAPREAD], counts[OP_MAPWRITE]);
+	printf("), seed %llu\n", seed);
 	return 0;
 }

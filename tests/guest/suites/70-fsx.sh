@@ -1,10 +1,16 @@
 #!/bin/sh
-# timeout: 900
+# timeout: 2400
 # 70-fsx: fsx (10,000 random operations checked against a shadow copy) on tmpfs,
 # the in-tree client and ours (9p2000.u, and ours again as 9P.L on 9p2000.L);
 # a static binary copied onto the mount runs; a
 # read-only mapping of a file on the mount shows the file's bytes.
 # A failure of ours that the in-tree client shares is a SKIP that says so.
+# Ours runs fsx with mapped reads (-R) on cache=none; then both clients mount
+# with cache=mmap (labels +mmap) and fsx adds mapped writes (-W), and shared
+# writable mappings are checked against the export (mmap-check -s): the
+# in-tree client there is a reference only, its outcome shown as a diag.
+# Last, a write-back to a stopped server (ours, cache=mmap,timeout=3) fails
+# msync and fsync instead of hanging, and the umount leaves no fid behind.
 . /v9fs/tests/lib.sh
 
 PORT=5670
@@ -17,7 +23,10 @@ mkdir -p "$OUT" "$EXPORT"
 
 result() { # result CLIENT PASSED TEXT [DETAIL]
 	_c=$1 _p=$2 _t=$3 _why=${4:-}
-	if [ "$_p" = 1 ]; then
+	if [ "$_c" = 9p+mmap ]; then
+		[ "$_p" = 1 ] && diag "9p+mmap (reference only): $_t: yes" ||
+			diag "9p+mmap (reference only): $_t: no${_why:+: $_why}"
+	elif [ "$_p" = 1 ]; then
 		ok "$_c: $_t"
 	elif [ "$_c" = 9p ]; then
 		echo "$_t" >> "$OUT/ref-fails"
@@ -29,12 +38,12 @@ result() { # result CLIENT PASSED TEXT [DETAIL]
 	fi
 }
 
-# checks CLIENT DIR: the three checks of this suite in DIR
+# checks CLIENT DIR [FSX_FLAGS]: the checks of this suite in DIR
 checks() {
-	_c=$1 _d=$2
-	timeout 600 /v9fs/bin/fsx -q -N $OPS -l 131072 -o 16384 -S $SEED "$_d/fsx.file" > "$OUT/fsx.out" 2> "$OUT/fsx.err"
+	_c=$1 _d=$2 _fl=${3:-}
+	timeout 600 /v9fs/bin/fsx -q $_fl -N $OPS -l 131072 -o 16384 -S $SEED "$_d/fsx.file" > "$OUT/fsx.out" 2> "$OUT/fsx.err"
 	_rc=$?
-	result $_c "$([ $_rc -eq 0 ] && echo 1)" "fsx $OPS ops, seed $SEED" \
+	result $_c "$([ $_rc -eq 0 ] && echo 1)" "fsx $OPS ops${_fl:+ $_fl}, seed $SEED" \
 		"exit $_rc: $(tail -n 1 "$OUT/fsx.out")"
 	if [ $_rc -ne 0 ]; then
 		head -n 40 "$OUT/fsx.err" | sed 's/^/#   /'
@@ -47,7 +56,7 @@ checks() {
 	# connection, and whichever task waits reads them for the others
 	_pids=
 	for _i in 1 2 3 4; do
-		timeout 600 /v9fs/bin/fsx -q -N $((OPS / 4)) -l 131072 -o 16384 \
+		timeout 600 /v9fs/bin/fsx -q $_fl -N $((OPS / 4)) -l 131072 -o 16384 \
 			-S $((SEED + _i)) "$_d/fsx.par$_i" > "$OUT/par$_i.out" 2>&1 &
 		_pids="$_pids $!"
 	done
@@ -57,7 +66,7 @@ checks() {
 		_i=$((_i + 1))
 		wait "$_p" || _bad="$_bad $_i"
 	done
-	result $_c "$([ -z "$_bad" ] && echo 1)" "4 fsx at once, $((OPS / 4)) ops each, seeds $SEED+1..4" \
+	result $_c "$([ -z "$_bad" ] && echo 1)" "4 fsx${_fl:+ $_fl} at once, $((OPS / 4)) ops each, seeds $SEED+1..4" \
 		"failed:$_bad"
 	for _i in $_bad; do
 		tail -n 20 "$OUT/par$_i.out" | sed "s/^/#   [$_i] /"
@@ -94,16 +103,59 @@ checks() {
 		if [ $_c = 9p ]; then
 			[ -n "$_p" ] && _o=yes || _o="no: $_o"
 			diag "9p (reference only): $_t: $_o"
-		else
+		elif [ $_c != 9p+mmap ]; then
 			result $_c "$_p" "$_t" "$_o"
 		fi
 	fi
 	rm -f "$_d/mapped"
+	case $_c in *+mmap) shared_checks $_c $_d ;; esac
+}
+
+# shared_checks CLIENT DIR: shared writable mappings (cache=mmap), against the export
+shared_checks() {
+	_c=$1 _d=$2
+	for _t in msync nomsync truncate; do
+		_o=$(timeout 120 /v9fs/bin/mmap-check -s $_t "$_d/shared" "$EXPORT/shared" 2>&1)
+		_p=$([ $? -eq 0 ] && echo 1)
+		case $_t in
+		msync) _t="MAP_SHARED write + msync: read(2) and the export have the bytes" ;;
+		nomsync) _t="MAP_SHARED write, munmap without msync, close: the export has the bytes" ;;
+		truncate) _t="MAP_SHARED write, ftruncate smaller then larger: zeros past the smaller size" ;;
+		esac
+		result $_c "$_p" "$_t" "$_o"
+		rm -f "$_d/shared"
+	done
+	# ours drops the pages a write(2) through the mount covers, dirty ones sent
+	# first: a mapping sees the write at once
+	_o=$(timeout 120 /v9fs/bin/mmap-check -s other "$_d/shared" "$EXPORT/shared" 2>&1)
+	result $_c "$([ $? -eq 0 ] && echo 1)" \
+		"a mapping with dirty pages sees another process's write(2) at once, the export both" "$_o"
+	rm -f "$_d/shared"
+}
+
+# wberr_check LABEL DIALECT: write-back to a stopped server fails, no hang
+wberr_check() {
+	_c=$1 _m=/mnt/fsx-wberr
+	if ! mount_9p 9P tcp $2 $PORT $_m cache=mmap,timeout=3 > "$OUT/mount.txt" 2>&1; then
+		not_ok "$_c: mount cache=mmap,timeout=3: $(tail -n 1 "$OUT/mount.txt")"
+		return
+	fi
+	_o=$(timeout 120 /v9fs/bin/mmap-check -s wberr "$_m/wberr" $V9FSD_PID 2>&1)
+	_rc=$?
+	kill -CONT $V9FSD_PID 2> /dev/null
+	result $_c "$([ $_rc -eq 0 ] && echo 1)" \
+		"write-back to a stopped server: msync fails with EIO or ETIMEDOUT, no hang" "$_o"
+	diag "$_c: $_o"
+	umount_9p $_m
+	result $_c "$(grep -q " $_m " /proc/mounts || echo 1)" "umount after the failed write-back"
+	_f=$(cat /sys/module/9p2000/parameters/live_fids 2> /dev/null)
+	result $_c "$([ "$_f" = 0 ] && echo 1)" "no live fid after that umount" "live fids $_f"
+	rm -f "$EXPORT/wberr"
 }
 
 diag "fsx seed $SEED (set V9FS_FSX_SEED to replay)"
 mkdir -p /tmp/fsx-tmpfs
-checks tmpfs /tmp/fsx-tmpfs
+checks tmpfs /tmp/fsx-tmpfs "-R -W"
 rm -rf /tmp/fsx-tmpfs
 
 if ! v9fsd_start "$EXPORT" $PORT; then
@@ -123,18 +175,29 @@ else
 	not_ok "mount 9P: insmod $V9FS_KO failed: $(cat "$OUT/insmod.txt")"
 	skip "9P: fsx, exec and mmap checks" "our module did not load"
 fi
-# ours runs twice: 9P on 9p2000.u, 9P.L on 9p2000.L
+# ours runs twice: 9P on 9p2000.u, 9P.L on 9p2000.L, then both clients again
+# with cache=mmap (9p+mmap, 9P+mmap, 9P.L+mmap)
 runs=
 for c in $clients; do
 	runs="$runs $c:9p2000.u"
 	[ $c = 9P ] && runs="$runs 9P.L:9p2000.L"
 done
+for c in $clients; do
+	runs="$runs $c+mmap:9p2000.u"
+	[ $c = 9P ] && runs="$runs 9P.L+mmap:9p2000.L"
+done
 for r in $runs; do
 	label=${r%%:*}
 	d=${r#*:}
-	c=${label%.L}
+	c=${label%+mmap}
+	c=${c%.L}
 	m=/mnt/fsx-$c
-	if ! mount_9p $c tcp $d $PORT $m > "$OUT/mount.txt" 2>&1; then
+	case $label in
+	*+mmap) opts=cache=mmap fl="-R -W" ;;
+	9P*) opts= fl=-R ;;
+	*) opts= fl= ;;
+	esac
+	if ! mount_9p $c tcp $d $PORT $m $opts > "$OUT/mount.txt" 2>&1; then
 		not_ok "mount $c tcp $d: $(tail -n 1 "$OUT/mount.txt")"
 		dmesg | tail -n 5 | sed 's/^/#   /'
 		[ $c = 9P ] && skip "$label: fsx, exec and mmap checks" "mount failed"
@@ -142,9 +205,27 @@ for r in $runs; do
 	fi
 	grep -q " $m .*version=$d" /proc/mounts ||
 		not_ok "$label: /proc/mounts shows version=$d: $(grep " $m " /proc/mounts)"
-	checks $label $m
+	case $label in
+	9p+mmap)
+		diag "9p+mmap (reference only): mounted as: $(grep " $m " /proc/mounts)" ;;
+	9P*+mmap)
+		grep -q " $m .*cache=mmap" /proc/mounts
+		result $label "$([ $? -eq 0 ] && echo 1)" "/proc/mounts shows cache=mmap" \
+			"$(grep " $m " /proc/mounts)" ;;
+	9P*)
+		# without cache=mmap a shared writable mapping is refused, as before
+		_o=$(timeout 30 /v9fs/bin/mmap-check -s msync "$m/shared" "$EXPORT/shared" 2>&1)
+		case $_o in *"Invalid argument"*) _p=1 ;; *) _p= ;; esac
+		result $label "$_p" "cache=none: a shared writable mapping fails with EINVAL" "$_o"
+		rm -f "$m/shared" ;;
+	esac
+	checks $label $m "$fl"
 	umount_9p $m || not_ok "$label: umount after fsx"
 done
+case " $clients " in *" 9P "*)
+	wberr_check 9P+mmap 9p2000.u
+	wberr_check 9P.L+mmap 9p2000.L ;;
+esac
 case " $clients " in *" 9P "*) rmmod 9p2000 || not_ok "9P: rmmod after fsx" ;; esac
 case " $clients " in *" 9p "*) unload_client 9p ;; esac
 
