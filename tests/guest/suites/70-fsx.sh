@@ -38,12 +38,18 @@ result() { # result CLIENT PASSED TEXT [DETAIL]
 	fi
 }
 
-# checks CLIENT DIR [FSX_FLAGS]: the checks of this suite in DIR
+# checks CLIENT DIR [FSX_FLAGS [OPS]]: the checks of this suite in DIR, fsx with
+# OPS operations (default $OPS; 0: no fsx)
 checks() {
-	_c=$1 _d=$2 _fl=${3:-}
-	timeout 600 /v9fs/bin/fsx -q $_fl -N $OPS -l 131072 -o 16384 -S $SEED "$_d/fsx.file" > "$OUT/fsx.out" 2> "$OUT/fsx.err"
+	_c=$1 _d=$2 _fl=${3:-} _n=${4:-$OPS}
+	[ "$_n" -gt 0 ] && fsx_checks
+	checks_rest
+}
+
+fsx_checks() {
+	timeout 600 /v9fs/bin/fsx -q $_fl -N $_n -l 131072 -o 16384 -S $SEED "$_d/fsx.file" > "$OUT/fsx.out" 2> "$OUT/fsx.err"
 	_rc=$?
-	result $_c "$([ $_rc -eq 0 ] && echo 1)" "fsx $OPS ops${_fl:+ $_fl}, seed $SEED" \
+	result $_c "$([ $_rc -eq 0 ] && echo 1)" "fsx $_n ops${_fl:+ $_fl}, seed $SEED" \
 		"exit $_rc: $(tail -n 1 "$OUT/fsx.out")"
 	if [ $_rc -ne 0 ]; then
 		head -n 40 "$OUT/fsx.err" | sed 's/^/#   /'
@@ -56,7 +62,7 @@ checks() {
 	# connection, and whichever task waits reads them for the others
 	_pids=
 	for _i in 1 2 3 4; do
-		timeout 600 /v9fs/bin/fsx -q $_fl -N $((OPS / 4)) -l 131072 -o 16384 \
+		timeout 600 /v9fs/bin/fsx -q $_fl -N $((_n / 4)) -l 131072 -o 16384 \
 			-S $((SEED + _i)) "$_d/fsx.par$_i" > "$OUT/par$_i.out" 2>&1 &
 		_pids="$_pids $!"
 	done
@@ -66,13 +72,16 @@ checks() {
 		_i=$((_i + 1))
 		wait "$_p" || _bad="$_bad $_i"
 	done
-	result $_c "$([ -z "$_bad" ] && echo 1)" "4 fsx${_fl:+ $_fl} at once, $((OPS / 4)) ops each, seeds $SEED+1..4" \
+	result $_c "$([ -z "$_bad" ] && echo 1)" "4 fsx${_fl:+ $_fl} at once, $((_n / 4)) ops each, seeds $SEED+1..4" \
 		"failed:$_bad"
 	for _i in $_bad; do
 		tail -n 20 "$OUT/par$_i.out" | sed "s/^/#   [$_i] /"
 	done
 	rm -f "$_d"/fsx.par*
+}
 
+# the checks after fsx: exec, mappings
+checks_rest() {
 	# a static program from the mount: copy busybox, run an applet from it
 	if cp /bin/busybox "$_d/busybox" 2> "$OUT/cp.txt" && chmod 755 "$_d/busybox"; then
 		_o=$(timeout 30 "$_d/busybox" echo "ran from the mount" 2>&1)
@@ -192,10 +201,15 @@ for r in $runs; do
 	c=${label%+mmap}
 	c=${c%.L}
 	m=/mnt/fsx-$c
+	# Mapped writes cost a write-back of each page they dirty and mapped
+	# reads a fault per page, so cache=mmap's fsx runs a quarter of the
+	# operations here (10,000 were run by hand on both kernels); the in-tree
+	# client's cache=mmap runs no fsx, it is only a reference.
 	case $label in
-	*+mmap) opts=cache=mmap fl="-R -W" ;;
-	9P*) opts= fl=-R ;;
-	*) opts= fl= ;;
+	9p+mmap) opts=cache=mmap fl="-R -W" n=0 ;;
+	*+mmap) opts=cache=mmap fl="-R -W" n=$((OPS / 4)) ;;
+	9P*) opts= fl=-R n=$OPS ;;
+	*) opts= fl= n=$OPS ;;
 	esac
 	if ! mount_9p $c tcp $d $PORT $m $opts > "$OUT/mount.txt" 2>&1; then
 		not_ok "mount $c tcp $d: $(tail -n 1 "$OUT/mount.txt")"
@@ -219,7 +233,7 @@ for r in $runs; do
 		result $label "$_p" "cache=none: a shared writable mapping fails with EINVAL" "$_o"
 		rm -f "$m/shared" ;;
 	esac
-	checks $label $m "$fl"
+	checks $label $m "$fl" $n
 	umount_9p $m || not_ok "$label: umount after fsx"
 done
 case " $clients " in *" 9P "*)
