@@ -1836,7 +1836,7 @@ static const char *const groups[] = {
 	"create", "rw", "append", "truncate", "rename", "xdev-rename", "links", "symlinks",
 	"mkdir", "readdir", "seekdir", "chmod", "chown", "utimes", "statfs", "unlink-open",
 	"excl", "errors", "sparse4g", "fifo", "nlink", "users", "locks", "xattr", "statfs-df",
-	"xdir-rename", NULL,
+	"xdir-rename", "ctime", NULL,
 };
 
 static int known_group(const char *name, size_t len)
