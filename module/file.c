@@ -111,26 +111,29 @@ static int ninep_write_back_range(struct inode *inode, loff_t start,
 int ninep_file_open(struct inode *inode, struct file *file)
 {
 	struct ninep_session *s = ninep_inode_session(inode);
-	struct ninep_fid *fid = ninep_dentry_fid(file_dentry(file));
 	struct ninep_open_file *of;
-	struct ninep_fid *ofid;
+	struct ninep_fid *fid, *ofid;
 	u8 mode;
 	int err;
 
 	ninep_vfs_dbg(s, "%pD flags 0%o\n", file, file->f_flags);
-	if (!fid)
-		return -EIO;
 	/* Dirty pages land before an O_TRUNC the Topen carries, not after. */
 	if (S_ISREG(inode->i_mode) && ninep_cache_mmap(inode)) {
 		err = ninep_write_back_range(inode, 0, LLONG_MAX);
 		if (err)
 			return err;
 	}
+	fid = ninep_fid_lookup(file_dentry(file));
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
 	of = kzalloc(sizeof(*of), GFP_KERNEL);
-	if (!of)
+	if (!of) {
+		ninep_fid_put(fid);
 		return -ENOMEM;
+	}
 
 	ofid = ninep_walk(fid, 0, NULL);
+	ninep_fid_put(fid);
 	if (IS_ERR(ofid)) {
 		err = PTR_ERR(ofid);
 		goto free_of;

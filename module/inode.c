@@ -5,9 +5,9 @@
  * string), lookup, create, mkdir, unlink, rename, links, special files and
  * attributes.
  *
- * Each positive dentry holds one fid, walked from its parent's fid; open
- * files clone it. Nothing is cached: a dentry is dropped as soon as it is
- * unused, and lookup and getattr ask the server, as the seed did.
+ * Each positive dentry holds a fid per user that used it (fid.c); open
+ * files clone the opener's. Nothing is cached: a dentry is dropped as soon
+ * as it is unused, and lookup and getattr ask the server, as the seed did.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -353,16 +353,6 @@ int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 
 /* ---- dentries ---- */
 
-/* Give @dentry its fid; the caller's reference moves to the dentry. */
-void ninep_dentry_set_fid(struct dentry *dentry, struct ninep_fid *fid)
-{
-	struct ninep_fid *old = dentry->d_fsdata;
-
-	dentry->d_fsdata = fid;
-	if (old)
-		ninep_fid_put(old);
-}
-
 /*
  * No d_revalidate: a dentry lives only while it is in use (always_delete),
  * so every path walk that meets a name nobody holds looks it up again with
@@ -374,7 +364,7 @@ void ninep_dentry_set_fid(struct dentry *dentry, struct ninep_fid *fid)
  */
 static void ninep_d_release(struct dentry *dentry)
 {
-	ninep_dentry_set_fid(dentry, NULL);
+	ninep_dentry_put_fids(dentry);
 }
 
 const struct dentry_operations ninep_dentry_ops = {
@@ -382,10 +372,10 @@ const struct dentry_operations ninep_dentry_ops = {
 	.d_release	= ninep_d_release,
 };
 
-/* The fid of @dentry's parent; the caller holds the parent's i_rwsem. */
+/* The caller's fid of @dentry's parent, referenced; under its i_rwsem. */
 static struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
 {
-	return ninep_dentry_fid(dentry->d_parent);
+	return ninep_fid_lookup(dentry->d_parent);
 }
 
 /* ---- lookup ---- */
@@ -402,10 +392,13 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 	struct ninep_fid *fid;
 	struct v9p_stat *st;
 	struct inode *inode;
+	kuid_t uid;
 
-	if (!dfid)
-		return ERR_PTR(-EIO);
+	if (IS_ERR(dfid))
+		return ERR_CAST(dfid);
+	uid = dfid->uid;
 	fid = ninep_walk(dfid, 1, &name);
+	ninep_fid_put(dfid);
 	if (IS_ERR(fid))
 		return ERR_CAST(fid);
 	st = ninep_stat(fid);
@@ -419,7 +412,7 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 		ninep_fid_put(fid);
 		return inode;
 	}
-	ninep_dentry_set_fid(dentry, fid);
+	ninep_dentry_keep_fid(dentry, fid, uid);
 	return inode;
 }
 
@@ -463,20 +456,22 @@ static int ninep_create_common(struct inode *dir, struct dentry *dentry,
 {
 	struct ninep_session *s = ninep_inode_session(dir);
 	const char *name = dentry->d_name.name;
-	struct ninep_fid *dfid = ninep_parent_fid(dentry);
-	struct ninep_fid *ofid, *fid;
+	struct ninep_fid *dfid, *ofid, *fid;
 	struct inode *inode;
 	int err;
 
 	ninep_vfs_dbg(s, "%pd mode 0%o omode 0x%x\n", dentry, mode, omode);
 	if (dentry->d_name.len > NAME_MAX)
 		return -ENAMETOOLONG;
-	if (!dfid)
-		return -EIO;
+	dfid = ninep_parent_fid(dentry);
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
 
 	ofid = ninep_walk(dfid, 0, NULL);
-	if (IS_ERR(ofid))
-		return PTR_ERR(ofid);
+	if (IS_ERR(ofid)) {
+		err = PTR_ERR(ofid);
+		goto put_dfid;
+	}
 	err = ninep_create(ofid, name, ninep_unix_to_p9mode(s, mode) | extra_perm,
 			   omode, ext);
 	if (err)
@@ -499,17 +494,20 @@ static int ninep_create_common(struct inode *dir, struct dentry *dentry,
 			goto put_ofid;
 		}
 	}
-	ninep_dentry_set_fid(dentry, fid);
+	ninep_dentry_keep_fid(dentry, fid, dfid->uid);
 	d_instantiate(dentry, inode);
 
 	if (ofidp)
 		*ofidp = ofid;
 	else
 		ninep_fid_put(ofid);
+	ninep_fid_put(dfid);
 	return 0;
 
 put_ofid:
 	ninep_fid_put(ofid);
+put_dfid:
+	ninep_fid_put(dfid);
 	return err;
 }
 
@@ -639,18 +637,22 @@ static int ninep_vfs_symlink(struct ninep_idmap *idmap, struct inode *dir,
 static int ninep_vfs_link(struct dentry *old_dentry, struct inode *dir,
 			  struct dentry *dentry)
 {
-	struct ninep_fid *ofid = ninep_dentry_fid(old_dentry);
 	struct inode *inode = d_inode(old_dentry);
+	struct ninep_fid *ofid;
 	char ext[16];
+	int err;
 
 	if (!ninep_extended(ninep_inode_session(dir)))
 		return -EPERM;
-	if (!ofid)
-		return -EIO;
+	ofid = ninep_fid_lookup(old_dentry);
+	if (IS_ERR(ofid))
+		return PTR_ERR(ofid);
 	snprintf(ext, sizeof(ext), "%u", ofid->fid);
 	/* The perm is DMLINK alone: S_IFREG maps to no other bit. */
-	return ninep_create_common(dir, dentry, S_IFREG, 0, V9P_OREAD, ext,
+	err = ninep_create_common(dir, dentry, S_IFREG, 0, V9P_OREAD, ext,
 				  V9P_DMLINK, inode, NULL);
+	ninep_fid_put(ofid);
+	return err;
 }
 
 static int ninep_vfs_mknod(struct ninep_idmap *idmap, struct inode *dir,
@@ -682,19 +684,27 @@ static int ninep_vfs_mknod(struct ninep_idmap *idmap, struct inode *dir,
 
 /*
  * Tremove clunks the fid it is given, even when it fails, so it gets a
- * clone: the dentry's own fid stays valid for whoever still holds it.
+ * clone: @fid (a dentry's) stays valid for whoever still holds it.
  */
-int ninep_remove_dentry(struct dentry *dentry)
+int ninep_remove_fid(struct ninep_fid *fid)
 {
-	struct ninep_fid *fid = ninep_dentry_fid(dentry);
-	struct ninep_fid *clone;
+	struct ninep_fid *clone = ninep_walk(fid, 0, NULL);
 
-	if (!fid)
-		return -EIO;
-	clone = ninep_walk(fid, 0, NULL);
 	if (IS_ERR(clone))
 		return PTR_ERR(clone);
 	return ninep_remove(clone);
+}
+
+int ninep_remove_dentry(struct dentry *dentry)
+{
+	struct ninep_fid *fid = ninep_fid_lookup(dentry);
+	int err;
+
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
+	err = ninep_remove_fid(fid);
+	ninep_fid_put(fid);
+	return err;
 }
 
 /*
@@ -744,16 +754,14 @@ static int ninep_rename_fid(struct ninep_fid *fid, const char *name, u32 len)
  * failed rename(2) leaves both names as they were (as far as the server
  * lets it: a failure to move back is logged with the name left behind).
  */
-static int ninep_rename_replace(struct ninep_fid *fid, struct dentry *old_dentry,
+static int ninep_rename_replace(struct ninep_fid *fid, struct ninep_fid *tfid,
+				struct dentry *old_dentry,
 				struct dentry *new_dentry)
 {
-	struct ninep_fid *tfid = ninep_dentry_fid(new_dentry);
 	const struct qstr *o = &old_dentry->d_name, *n = &new_dentry->d_name;
 	char aside[40];
 	int len, err, err2;
 
-	if (!tfid)
-		return -EIO;
 	len = snprintf(aside, sizeof(aside), ".9p2000-rename-%llx-%x",
 		       tfid->qid.path, get_random_u32());
 	err = ninep_rename_fid(tfid, aside, len);
@@ -761,7 +769,7 @@ static int ninep_rename_replace(struct ninep_fid *fid, struct dentry *old_dentry
 		return err;
 	err = ninep_rename_fid(fid, n->name, n->len);
 	if (!err) {
-		err = ninep_remove_dentry(new_dentry);
+		err = ninep_remove_fid(tfid);
 		if (!err)
 			return 0;
 		err2 = ninep_rename_fid(fid, o->name, o->len);
@@ -779,32 +787,13 @@ static int ninep_rename_replace(struct ninep_fid *fid, struct dentry *old_dentry
 }
 
 /*
- * 9P2000 renames by Twstat of the name, within one directory only (as the
- * in-tree client, cross-directory gives EXDEV so mv copies). A server that
- * refuses to rename onto an existing name gets ninep_rename_replace(), which
- * gives rename(2)'s replace semantics without its atomicity.
+ * After a rename the server made: the replaced file loses a link, and the
+ * dentry moves (FS_RENAME_DOES_D_MOVE) while the caller still holds
+ * rename_sem, so that no path read from the dentries sees it half done.
  */
-static int ninep_vfs_rename(struct ninep_idmap *idmap, struct inode *old_dir,
-			    struct dentry *old_dentry, struct inode *new_dir,
-			   struct dentry *new_dentry, unsigned int flags)
+void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry)
 {
-	struct ninep_fid *fid = ninep_dentry_fid(old_dentry);
 	struct inode *target = d_inode(new_dentry);
-	const struct qstr *n = &new_dentry->d_name;
-	int err;
-
-	if (flags & ~RENAME_NOREPLACE)
-		return -EINVAL;
-	if (old_dir != new_dir)
-		return -EXDEV;
-	if (!fid)
-		return -EIO;
-
-	err = ninep_rename_fid(fid, n->name, n->len);
-	if (err == -EEXIST && target && !(flags & RENAME_NOREPLACE))
-		err = ninep_rename_replace(fid, old_dentry, new_dentry);
-	if (err)
-		return err;
 
 	if (target) {
 		if (S_ISDIR(target->i_mode))
@@ -812,7 +801,55 @@ static int ninep_vfs_rename(struct ninep_idmap *idmap, struct inode *old_dir,
 		else
 			ninep_drop_nlink(target);
 	}
-	return 0;
+	d_move(old_dentry, new_dentry);
+}
+
+/*
+ * 9P2000 renames by Twstat of the name, within one directory only (as the
+ * in-tree client, cross-directory gives EXDEV so mv copies). A server that
+ * refuses to rename onto an existing name gets ninep_rename_replace(), which
+ * gives rename(2)'s replace semantics without its atomicity. The fids of
+ * the caller are looked up before rename_sem is taken: a lookup reads it.
+ */
+static int ninep_vfs_rename(struct ninep_idmap *idmap, struct inode *old_dir,
+			    struct dentry *old_dentry, struct inode *new_dir,
+			   struct dentry *new_dentry, unsigned int flags)
+{
+	struct ninep_session *s = ninep_inode_session(old_dir);
+	struct inode *target = d_inode(new_dentry);
+	const struct qstr *n = &new_dentry->d_name;
+	struct ninep_fid *fid, *tfid = NULL;
+	int err;
+
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL;
+	if (old_dir != new_dir)
+		return -EXDEV;
+	fid = ninep_fid_lookup(old_dentry);
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
+	if (target && !(flags & RENAME_NOREPLACE)) {
+		tfid = ninep_fid_lookup(new_dentry);
+		if (IS_ERR(tfid)) {
+			err = PTR_ERR(tfid);
+			goto put_fid;
+		}
+	}
+
+	err = down_write_killable(&s->rename_sem);
+	if (err)
+		goto put_fid;
+	err = ninep_rename_fid(fid, n->name, n->len);
+	if (err == -EEXIST && tfid)
+		err = ninep_rename_replace(fid, tfid, old_dentry, new_dentry);
+	if (!err)
+		ninep_renamed(old_dentry, new_dentry);
+	up_write(&s->rename_sem);
+put_fid:
+	if (!IS_ERR_OR_NULL(tfid))
+		ninep_fid_put(tfid);
+	ninep_fid_put(fid);
+	return err;
 }
 
 /* ---- attributes ---- */
@@ -823,10 +860,16 @@ static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 {
 	struct dentry *dentry = path->dentry;
 	struct inode *inode = d_inode(dentry);
+	struct ninep_fid *fid;
 	int err;
 
 	if (!(query_flags & AT_STATX_DONT_SYNC)) {
-		err = ninep_refresh_inode(inode, ninep_dentry_fid(dentry));
+		fid = ninep_fid_lookup(dentry);
+		err = PTR_ERR_OR_ZERO(fid);
+		if (!err) {
+			err = ninep_refresh_inode(inode, fid);
+			ninep_fid_put(fid);
+		}
 		/* An unlinked file still open keeps its last attributes. */
 		if (err && inode->i_nlink)
 			return err;
@@ -896,12 +939,13 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	if (any) {
 		if ((valid & ATTR_FILE) && iattr->ia_file &&
 		    iattr->ia_file->private_data)
-			fid = ninep_file_fid(iattr->ia_file);
+			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
 		else
-			fid = ninep_dentry_fid(dentry);
-		if (!fid)
-			return -EIO;
+			fid = ninep_fid_lookup(dentry);
+		if (IS_ERR(fid))
+			return PTR_ERR(fid);
 		err = ninep_wstat(fid, &st);
+		ninep_fid_put(fid);
 		if (err)
 			return err;
 	}
@@ -923,10 +967,11 @@ static const char *ninep_get_link(struct dentry *dentry, struct inode *inode,
 
 	if (!dentry)
 		return ERR_PTR(-ECHILD);
-	fid = ninep_dentry_fid(dentry);
-	if (!fid)
-		return ERR_PTR(-EIO);
+	fid = ninep_fid_lookup(dentry);
+	if (IS_ERR(fid))
+		return ERR_CAST(fid);
 	st = ninep_stat(fid);
+	ninep_fid_put(fid);
 	if (IS_ERR(st))
 		return ERR_CAST(st);
 	if (!(st->mode & V9P_DMSYMLINK)) {

@@ -7,8 +7,8 @@
  * Tunlinkat, Tsetattr, Treadlink.
  *
  * Fids, the inode cache and dentry lifetimes are shared with the other
- * dialects (inode.c): each positive dentry holds one fid walked from its
- * parent's, and nothing is cached beyond the dentries in use.
+ * dialects (inode.c, fid.c): each positive dentry holds a fid per user,
+ * and nothing is cached beyond the dentries in use.
  *
  * Everything in an Rgetattr is the server's word: ninep_dotl_check()
  * refuses a reply whose file type, times, size or device are not ones a
@@ -167,24 +167,21 @@ struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 	return ninep_iget(sb, &ga.qid, ga.mode, rdev, NULL, &ga);
 }
 
+/* The caller's fid of @dentry's parent, referenced. */
 static struct ninep_fid *ninep_dotl_parent_fid(struct dentry *dentry)
 {
-	return ninep_dentry_fid(dentry->d_parent);
+	return ninep_fid_lookup(dentry->d_parent);
 }
 
 /*
- * The parent's fid, to make @dentry's name on the server with it (not a
- * reference of the caller's): -ENAMETOOLONG for a name the server may not
- * take, -EIO when the parent has no fid.
+ * The parent's fid, referenced, to make @dentry's name on the server with
+ * it: -ENAMETOOLONG for a name the server may not take.
  */
 static struct ninep_fid *ninep_dotl_new_name(struct dentry *dentry)
 {
-	struct ninep_fid *dfid;
-
 	if (dentry->d_name.len > NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);
-	dfid = ninep_dotl_parent_fid(dentry);
-	return dfid ? dfid : ERR_PTR(-EIO);
+	return ninep_dotl_parent_fid(dentry);
 }
 
 static u32 ninep_dotl_gid(void)
@@ -203,10 +200,13 @@ static struct inode *ninep_dotl_walk_dentry(struct inode *dir,
 	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
 	struct ninep_fid *fid;
 	struct inode *inode;
+	kuid_t uid;
 
-	if (!dfid)
-		return ERR_PTR(-EIO);
+	if (IS_ERR(dfid))
+		return ERR_CAST(dfid);
+	uid = dfid->uid;
 	fid = ninep_walk(dfid, 1, &name);
+	ninep_fid_put(dfid);
 	if (IS_ERR(fid))
 		return ERR_CAST(fid);
 	inode = ninep_dotl_inode_from_fid(dir->i_sb, fid);
@@ -214,7 +214,7 @@ static struct inode *ninep_dotl_walk_dentry(struct inode *dir,
 		ninep_fid_put(fid);
 		return inode;
 	}
-	ninep_dentry_set_fid(dentry, fid);
+	ninep_dentry_keep_fid(dentry, fid, uid);
 	return inode;
 }
 
@@ -266,6 +266,7 @@ static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 	if (IS_ERR(dfid))
 		return PTR_ERR(dfid);
 	ofid = ninep_walk(dfid, 0, NULL);
+	ninep_fid_put(dfid);
 	if (IS_ERR(ofid))
 		return PTR_ERR(ofid);
 	flags = ninep_dotl_open_flags(f_flags & ~O_TRUNC) |
@@ -312,6 +313,7 @@ static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
 		return PTR_ERR(dfid);
 	err = ninep_mkdir(dfid, dentry->d_name.name, mode & 07777,
 			  ninep_dotl_gid(), NULL);
+	ninep_fid_put(dfid);
 	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
@@ -325,21 +327,24 @@ static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
 		return PTR_ERR(dfid);
 	err = ninep_symlink(dfid, dentry->d_name.name, target,
 			    ninep_dotl_gid(), NULL);
+	ninep_fid_put(dfid);
 	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
 static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 			    struct dentry *dentry, umode_t mode, dev_t rdev)
 {
-	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
+	struct ninep_fid *dfid;
 	int err;
 
 	if (!ninep_dotl_type_ok(mode) || S_ISDIR(mode) || S_ISLNK(mode))
 		return -EINVAL;
+	dfid = ninep_dotl_new_name(dentry);
 	if (IS_ERR(dfid))
 		return PTR_ERR(dfid);
 	err = ninep_mknod(dfid, dentry->d_name.name, mode & (S_IFMT | 07777),
 			  MAJOR(rdev), MINOR(rdev), ninep_dotl_gid(), NULL);
+	ninep_fid_put(dfid);
 	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
@@ -347,15 +352,20 @@ static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 			   struct dentry *dentry)
 {
-	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
-	struct ninep_fid *fid = ninep_dentry_fid(old_dentry);
+	struct ninep_fid *dfid, *fid;
 	int err;
 
-	if (IS_ERR(dfid))
+	fid = ninep_fid_lookup(old_dentry);
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
+	dfid = ninep_dotl_new_name(dentry);
+	if (IS_ERR(dfid)) {
+		ninep_fid_put(fid);
 		return PTR_ERR(dfid);
-	if (!fid)
-		return -EIO;
+	}
 	err = ninep_link(dfid, fid, dentry->d_name.name);
+	ninep_fid_put(dfid);
+	ninep_fid_put(fid);
 	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
@@ -378,9 +388,10 @@ static int ninep_dotl_remove(struct inode *dir, struct dentry *dentry,
 	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
 	int err;
 
-	if (!dfid)
-		return -EIO;
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
 	err = ninep_unlinkat(dfid, dentry->d_name.name, flags);
+	ninep_fid_put(dfid);
 	if (ninep_dotl_unsupported(err))
 		err = ninep_remove_dentry(dentry);
 	return err;
@@ -408,35 +419,42 @@ static int ninep_dotl_rmdir(struct inode *dir, struct dentry *dentry)
  * Trenameat, across directories too; Trename for a server without it.
  * RENAME_NOREPLACE rests on the VFS's check that the target is negative:
  * 9P2000.L has no flag for it, so a name another client makes in between
- * is replaced.
+ * is replaced. The fids are looked up before rename_sem is taken.
  */
 static int ninep_dotl_rename(struct ninep_idmap *idmap, struct inode *old_dir,
 			     struct dentry *old_dentry, struct inode *new_dir,
 			     struct dentry *new_dentry, unsigned int flags)
 {
-	struct ninep_fid *odfid = ninep_dotl_parent_fid(old_dentry);
-	struct ninep_fid *ndfid = ninep_dotl_parent_fid(new_dentry);
-	struct ninep_fid *fid = ninep_dentry_fid(old_dentry);
-	struct inode *target = d_inode(new_dentry);
-	int err;
+	struct ninep_session *s = ninep_inode_session(old_dir);
+	struct ninep_fid *fids[3];	/* old parent, new parent, the file */
+	int i, err = 0;
 
 	if (flags & ~RENAME_NOREPLACE)
 		return -EINVAL;
-	if (!odfid || !ndfid || !fid)
-		return -EIO;
-	err = ninep_renameat(odfid, old_dentry->d_name.name, ndfid,
+	fids[0] = ninep_fid_lookup(old_dentry->d_parent);
+	fids[1] = ninep_fid_lookup(new_dentry->d_parent);
+	fids[2] = ninep_fid_lookup(old_dentry);
+	for (i = 0; i < 3; i++)
+		if (IS_ERR(fids[i]) && !err)
+			err = PTR_ERR(fids[i]);
+	if (err)
+		goto put;
+
+	err = down_write_killable(&s->rename_sem);
+	if (err)
+		goto put;
+	err = ninep_renameat(fids[0], old_dentry->d_name.name, fids[1],
 			     new_dentry->d_name.name);
 	if (ninep_dotl_unsupported(err))
-		err = ninep_rename(fid, ndfid, new_dentry->d_name.name);
-	if (err)
-		return err;
-	if (target) {
-		if (S_ISDIR(target->i_mode))
-			clear_nlink(target);
-		else
-			ninep_drop_nlink(target);
-	}
-	return 0;
+		err = ninep_rename(fids[2], fids[1], new_dentry->d_name.name);
+	if (!err)
+		ninep_renamed(old_dentry, new_dentry);
+	up_write(&s->rename_sem);
+put:
+	for (i = 0; i < 3; i++)
+		if (!IS_ERR(fids[i]))
+			ninep_fid_put(fids[i]);
+	return err;
 }
 
 static int ninep_dotl_getattr(struct ninep_idmap *idmap, const struct path *path,
@@ -445,11 +463,16 @@ static int ninep_dotl_getattr(struct ninep_idmap *idmap, const struct path *path
 {
 	struct dentry *dentry = path->dentry;
 	struct inode *inode = d_inode(dentry);
-	struct ninep_fid *fid = ninep_dentry_fid(dentry);
+	struct ninep_fid *fid;
 	int err;
 
 	if (!(query_flags & AT_STATX_DONT_SYNC)) {
-		err = fid ? ninep_dotl_refresh(inode, fid) : -EIO;
+		fid = ninep_fid_lookup(dentry);
+		err = PTR_ERR_OR_ZERO(fid);
+		if (!err) {
+			err = ninep_dotl_refresh(inode, fid);
+			ninep_fid_put(fid);
+		}
 		/* An unlinked file still open keeps its last attributes. */
 		if (err && inode->i_nlink)
 			return err;
@@ -526,12 +549,13 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	if (sa.valid) {
 		if ((valid & ATTR_FILE) && iattr->ia_file &&
 		    iattr->ia_file->private_data)
-			fid = ninep_file_fid(iattr->ia_file);
+			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
 		else
-			fid = ninep_dentry_fid(dentry);
-		if (!fid)
-			return -EIO;
+			fid = ninep_fid_lookup(dentry);
+		if (IS_ERR(fid))
+			return PTR_ERR(fid);
 		err = ninep_setattr(fid, &sa);
+		ninep_fid_put(fid);
 		if (err)
 			return err;
 	}
@@ -550,10 +574,11 @@ static const char *ninep_dotl_get_link(struct dentry *dentry,
 
 	if (!dentry)
 		return ERR_PTR(-ECHILD);
-	fid = ninep_dentry_fid(dentry);
-	if (!fid)
-		return ERR_PTR(-EIO);
+	fid = ninep_fid_lookup(dentry);
+	if (IS_ERR(fid))
+		return ERR_CAST(fid);
 	target = ninep_readlink(fid);
+	ninep_fid_put(fid);
 	if (IS_ERR(target))
 		return target;
 	set_delayed_call(done, kfree_link, target);

@@ -26,7 +26,7 @@ enum ninep_param {
 	NINEP_OPT_ANAME, NINEP_OPT_PORT, NINEP_OPT_MSIZE, NINEP_OPT_UID,
 	NINEP_OPT_GID, NINEP_OPT_AFID, NINEP_OPT_DEBUG, NINEP_OPT_NOEXTEND,
 	NINEP_OPT_NODEVMAP, NINEP_OPT_RFDNO, NINEP_OPT_WFDNO, NINEP_OPT_VERSION,
-	NINEP_OPT_TIMEOUT, NINEP_OPT_NOXATTR, NINEP_OPT_CACHE,
+	NINEP_OPT_TIMEOUT, NINEP_OPT_NOXATTR, NINEP_OPT_CACHE, NINEP_OPT_ACCESS,
 };
 
 /* Sorted by name, as the fs_parser table validator likes them. */
@@ -70,7 +70,12 @@ static const struct fs_parameter_spec ninep_param_specs[] = {
 	fsparam_u32("msize",		NINEP_OPT_MSIZE),
 	fsparam_u32("maxdata",		NINEP_OPT_MSIZE),
 	fsparam_u32("uid",		NINEP_OPT_UID),
+	fsparam_u32("dfltuid",		NINEP_OPT_UID),
 	fsparam_u32("gid",		NINEP_OPT_GID),
+	fsparam_u32("dfltgid",		NINEP_OPT_GID),
+	/* Empty is let through to be refused by name in ninep_parse_access(). */
+	__fsparam(fs_param_is_string, "access", NINEP_OPT_ACCESS,
+		  fs_param_can_be_empty, NULL),
 	fsparam_u32("afid",		NINEP_OPT_AFID),
 	fsparam_u32("debug",		NINEP_OPT_DEBUG),
 	fsparam_flag("noextend",	NINEP_OPT_NOEXTEND),
@@ -94,6 +99,54 @@ static void ninep_session_free(struct ninep_session *s)
 	kfree(s->uname);
 	kfree(s->aname);
 	kfree(s);
+}
+
+static const char *const ninep_access_names[] = {
+	[NINEP_ACCESS_ANY]	= "any",
+	[NINEP_ACCESS_USER]	= "user",
+	[NINEP_ACCESS_CLIENT]	= "client",
+};
+
+/* access=user|any|client|<uid> */
+static int ninep_parse_access(struct fs_context *fc, struct ninep_session *s,
+			      const char *val)
+{
+	unsigned int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(ninep_access_names); i++) {
+		if (!strcmp(val, ninep_access_names[i])) {
+			s->access = i;
+			s->flags |= NINEP_ACCESS_GIVEN;
+			return 0;
+		}
+	}
+	if (kstrtouint(val, 10, &n))
+		return invalfc(fc, "access=%s is not user, any, client or a uid",
+			       val);
+	s->access_uid = make_kuid(current_user_ns(), n);
+	if (!uid_valid(s->access_uid))
+		return invalfc(fc, "access=%u is not a valid user id", n);
+	s->access = NINEP_ACCESS_SINGLE;
+	s->flags |= NINEP_ACCESS_GIVEN;
+	return 0;
+}
+
+/*
+ * The access mode once the dialect is known. Unless given: user in .u,
+ * client in .L, any in 9P2000, as the in-tree client. 9P2000 has no
+ * numeric ids to attach each user as, so user and client become any;
+ * client in .u becomes user (the two check permissions alike here).
+ */
+static void ninep_settle_access(struct ninep_session *s)
+{
+	if (!(s->flags & NINEP_ACCESS_GIVEN))
+		s->access = ninep_dotl(s) ? NINEP_ACCESS_CLIENT : NINEP_ACCESS_USER;
+	if (s->access == NINEP_ACCESS_SINGLE)
+		return;
+	if (!ninep_dotl(s) && !ninep_extended(s))
+		s->access = NINEP_ACCESS_ANY;
+	else if (!ninep_dotl(s) && s->access == NINEP_ACCESS_CLIENT)
+		s->access = NINEP_ACCESS_USER;
 }
 
 /* Take ownership of the parameter's string (fs_parse left it allocated). */
@@ -152,6 +205,10 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			return invalfc(fc, "uid=%u is not a valid user id",
 				       result.uint_32);
 		s->flags |= NINEP_UID_GIVEN;
+		if (!strcmp(param->key, "dfltuid"))
+			s->flags |= NINEP_DFLTUID_NAMED;
+		else
+			s->flags &= ~NINEP_DFLTUID_NAMED;
 		break;
 	case NINEP_OPT_GID:
 		s->gid = make_kgid(current_user_ns(), result.uint_32);
@@ -159,6 +216,10 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			return invalfc(fc, "gid=%u is not a valid group id",
 				       result.uint_32);
 		s->flags |= NINEP_GID_GIVEN;
+		if (!strcmp(param->key, "dfltgid"))
+			s->flags |= NINEP_DFLTGID_NAMED;
+		else
+			s->flags &= ~NINEP_DFLTGID_NAMED;
 		break;
 	case NINEP_OPT_AFID:
 		s->afid = result.uint_32;
@@ -206,6 +267,8 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 				       param->string);
 		s->cache = result.int_32;
 		break;
+	case NINEP_OPT_ACCESS:
+		return ninep_parse_access(fc, s, param->string);
 	default:
 		return invalfc(fc, "option '%s' is not handled", param->key);
 	}
@@ -234,9 +297,16 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 	seq_show_option(m, "name", s->uname);
 	if (s->aname && *s->aname)
 		seq_show_option(m, "aname", s->aname);
-	seq_printf(m, ",uid=%u,gid=%u",
+	seq_printf(m, ",%s=%u,%s=%u",
+		   (s->flags & NINEP_DFLTUID_NAMED) ? "dfltuid" : "uid",
 		   from_kuid_munged(seq_user_ns(m), s->uid),
+		   (s->flags & NINEP_DFLTGID_NAMED) ? "dfltgid" : "gid",
 		   from_kgid_munged(seq_user_ns(m), s->gid));
+	if (s->access == NINEP_ACCESS_SINGLE)
+		seq_printf(m, ",access=%u",
+			   from_kuid_munged(seq_user_ns(m), s->access_uid));
+	else
+		seq_printf(m, ",access=%s", ninep_access_names[s->access]);
 	if (s->flags & NINEP_AFID_GIVEN)
 		seq_printf(m, ",afid=%u", s->afid);
 	if (s->copts.debug)
@@ -268,15 +338,17 @@ static void ninep_umount_begin(struct super_block *sb)
 static int ninep_statfs_vfs(struct dentry *dentry, struct kstatfs *buf)
 {
 	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
-	struct ninep_fid *fid = ninep_dentry_fid(dentry->d_sb->s_root);
+	struct ninep_fid *fid;
 	struct v9p_rstatfs st;
 	int err;
 
 	if (!ninep_dotl(s))
 		return simple_statfs(dentry, buf);
-	if (!fid)
-		return -EIO;
+	fid = ninep_fid_lookup(dentry);
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
 	err = ninep_statfs(fid, &st);
+	ninep_fid_put(fid);
 	if (err)
 		return err;
 	if (!st.bsize || st.bfree > st.blocks || st.bavail > st.blocks ||
@@ -318,7 +390,7 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 	struct v9p_stat *st;
 	struct inode *inode;
 	struct dentry *root;
-	u32 msize, n_uname;
+	u32 msize;
 	int err;
 
 	s->clnt = ninep_client_create(&s->copts);
@@ -335,6 +407,7 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 		errorfc(fc, "server negotiated a dialect this client cannot use");
 		return -EPROTONOSUPPORT;
 	}
+	ninep_settle_access(s);
 	msize = ninep_client_msize(s->clnt);
 
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
@@ -369,10 +442,9 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 	 * read from the fid given to ninep_attach().
 	 */
 	afid.fid = s->afid;
-	n_uname = from_kuid(&init_user_ns, s->uid);
-	root_fid = ninep_attach(s->clnt,
-				(s->flags & NINEP_AFID_GIVEN) ? &afid : NULL,
-			       s->uname, n_uname, s->aname ? s->aname : "");
+	root_fid = ninep_session_attach(s, ninep_mount_uid(s),
+					(s->flags & NINEP_AFID_GIVEN) ?
+					&afid : NULL);
 	if (IS_ERR(root_fid)) {
 		err = PTR_ERR(root_fid);
 		errorfc(fc, "attach as '%s' to '%s' failed: error %d",
@@ -420,8 +492,8 @@ make_root:
 		err = -ENOMEM;
 		goto put_fid;
 	}
-	ninep_dentry_set_fid(root, root_fid);
 	sb->s_root = root;
+	ninep_dentry_keep_fid(root, root_fid, root_fid->uid);
 	return 0;
 
 put_fid:
@@ -493,6 +565,7 @@ static int ninep_init_fs_context(struct fs_context *fc)
 	s->copts.rfd = -1;
 	s->copts.wfd = -1;
 	s->afid = NINEP_NOFID;
+	init_rwsem(&s->rename_sem);
 	/* Owner of files in legacy mode and n_uname of the attach. */
 	s->uid = current_fsuid();
 	s->gid = current_fsgid();
@@ -517,6 +590,8 @@ static void ninep_kill_sb(struct super_block *sb)
 struct file_system_type ninep_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "9P",
+	/* d_move under rename_sem: see ninep_renamed(). */
+	.fs_flags		= FS_RENAME_DOES_D_MOVE,
 	.init_fs_context	= ninep_init_fs_context,
 	.parameters		= ninep_param_specs,
 	.kill_sb		= ninep_kill_sb,

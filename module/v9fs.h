@@ -9,6 +9,7 @@
 #define NINEP_H
 
 #include <linux/fs.h>
+#include <linux/rwsem.h>
 #include <linux/uidgid.h>
 
 #include "client.h"
@@ -27,6 +28,17 @@
 #define NINEP_RFD_GIVEN		0x20
 #define NINEP_WFD_GIVEN		0x40
 #define NINEP_NOXATTR		0x80	/* extended attributes refused */
+#define NINEP_DFLTUID_NAMED	0x100	/* given as dfltuid=, shown so */
+#define NINEP_DFLTGID_NAMED	0x200	/* given as dfltgid=, shown so */
+#define NINEP_ACCESS_GIVEN	0x400
+
+/* struct ninep_session.access: who the server is told is acting. */
+enum ninep_access {
+	NINEP_ACCESS_ANY,	/* everyone through the mount's one attach */
+	NINEP_ACCESS_USER,	/* each fsuid attaches as itself */
+	NINEP_ACCESS_CLIENT,	/* as USER; named for where permission is checked */
+	NINEP_ACCESS_SINGLE,	/* access=<uid>: that uid alone, EPERM to others */
+};
 
 /* struct ninep_session.cache: cache= */
 enum ninep_cache_mode {
@@ -45,6 +57,14 @@ struct ninep_session {
 	char *aname;			/* aname= */
 	kuid_t uid;			/* owner in legacy mode and when n_uid is unset */
 	kgid_t gid;
+	enum ninep_access access;	/* in effect once fill_super has run */
+	kuid_t access_uid;		/* NINEP_ACCESS_SINGLE's user */
+	/*
+	 * Held for writing across a rename and its d_move; for reading while
+	 * a path is read from the dentries and walked, so that the walk goes
+	 * where the names were.
+	 */
+	struct rw_semaphore rename_sem;
 	u32 afid;			/* afid= as given; NINEP_NOFID when absent */
 	unsigned int flags;		/* NINEP_NODEVMAP, ... */
 	enum ninep_cache_mode cache;	/* cache= */
@@ -108,12 +128,6 @@ static inline bool ninep_cache_mmap(const struct inode *inode)
 	return ninep_inode_session(inode)->cache == NINEP_CACHE_MMAP;
 }
 
-/* The fid a dentry holds (walked from its parent's); NULL if it has none. */
-static inline struct ninep_fid *ninep_dentry_fid(const struct dentry *dentry)
-{
-	return dentry->d_fsdata;
-}
-
 static inline struct ninep_fid *ninep_file_fid(const struct file *file)
 {
 	return ((struct ninep_open_file *)file->private_data)->fid;
@@ -145,11 +159,21 @@ struct inode *ninep_inode_from_stat(struct super_block *sb,
 void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st);
 void ninep_i_size_set(struct inode *inode, loff_t size, bool grow);
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid);
-void ninep_dentry_set_fid(struct dentry *dentry, struct ninep_fid *fid);
 struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
 			 const struct v9p_rgetattr *ga);
 int ninep_remove_dentry(struct dentry *dentry);
+int ninep_remove_fid(struct ninep_fid *fid);
+void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry);
+
+/* fid.c: the fids of dentries, one per user */
+struct ninep_fid *ninep_session_attach(struct ninep_session *s, kuid_t uid,
+				       struct ninep_fid *afid);
+kuid_t ninep_mount_uid(const struct ninep_session *s);
+struct ninep_fid *ninep_fid_lookup(struct dentry *dentry);
+void ninep_dentry_keep_fid(struct dentry *dentry, struct ninep_fid *fid,
+			   kuid_t uid);
+void ninep_dentry_put_fids(struct dentry *dentry);
 
 /* What open(O_CREAT) does in each dialect. */
 struct ninep_create_ops {

@@ -133,9 +133,10 @@ static int xattr_set(struct ninep_fid *fid, const char *name,
 	return err ? err : cerr;
 }
 
+/* The caller's fid of @dentry, referenced. */
 static struct ninep_fid *xattr_dentry_fid(struct dentry *dentry)
 {
-	return dentry ? ninep_dentry_fid(dentry) : NULL;
+	return dentry ? ninep_fid_lookup(dentry) : ERR_PTR(-EIO);
 }
 
 static int ninep_xattr_get(const struct xattr_handler *handler,
@@ -143,10 +144,13 @@ static int ninep_xattr_get(const struct xattr_handler *handler,
 			   const char *name, void *buf, size_t size)
 {
 	struct ninep_fid *fid = xattr_dentry_fid(dentry);
+	int err;
 
-	if (!fid)
-		return -EIO;
-	return xattr_get(fid, xattr_full_name(handler, name), buf, size);
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
+	err = xattr_get(fid, xattr_full_name(handler, name), buf, size);
+	ninep_fid_put(fid);
+	return err;
 }
 
 static int ninep_xattr_set(const struct xattr_handler *handler,
@@ -155,23 +159,30 @@ static int ninep_xattr_set(const struct xattr_handler *handler,
 			   const void *value, size_t size, int flags)
 {
 	struct ninep_fid *fid = xattr_dentry_fid(dentry);
+	int err;
 
-	if (!fid)
-		return -EIO;
-	return xattr_set(fid, xattr_full_name(handler, name), value, size,
-			 flags);
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
+	err = xattr_set(fid, xattr_full_name(handler, name), value, size,
+			flags);
+	ninep_fid_put(fid);
+	return err;
 }
 
 ssize_t ninep_listxattr(struct dentry *dentry, char *list, size_t size)
 {
 	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
-	struct ninep_fid *fid = ninep_dentry_fid(dentry);
+	struct ninep_fid *fid;
+	ssize_t n;
 
 	if (s->flags & NINEP_NOXATTR)
 		return -EOPNOTSUPP;
-	if (!fid)
-		return -EIO;
-	return xattr_get(fid, "", list, size);
+	fid = ninep_fid_lookup(dentry);
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
+	n = xattr_get(fid, "", list, size);
+	ninep_fid_put(fid);
+	return n;
 }
 
 static const struct xattr_handler ninep_xattr_user = {

@@ -192,6 +192,53 @@ virtio_move() {
 	[ "$(virtio_driver_of "$1")" = "$2" ]
 }
 
+# users_setup DIR [UID...]: posix-suite's users (powner 2001, pmember 2002,
+# pstranger 2003; groups pshared 2100, pownonly 2101, pnone 2102) and a user
+# u<UID> with its own group for each UID, added to copies of /etc/passwd and
+# /etc/group kept in DIR and bind-mounted over them: v9fsd learns a user's
+# groups from them, as the client's processes do not send them. Undo with
+# users_teardown.
+users_setup() {
+	_ud=$1
+	shift
+	cp /etc/passwd "$_ud/passwd" && cp /etc/group "$_ud/group" || return 1
+	printf '%s\n' 'powner:x:2001:2001::/:/bin/sh' 'pmember:x:2002:2002::/:/bin/sh' \
+		'pstranger:x:2003:2003::/:/bin/sh' >> "$_ud/passwd"
+	printf '%s\n' 'powner:x:2001:' 'pmember:x:2002:' 'pstranger:x:2003:' \
+		'pshared:x:2100:powner,pmember' 'pownonly:x:2101:powner' 'pnone:x:2102:' \
+		>> "$_ud/group"
+	for _u in "$@"; do
+		echo "u$_u:x:$_u:$_u::/:/bin/sh" >> "$_ud/passwd"
+		echo "u$_u:x:$_u:" >> "$_ud/group"
+	done
+	mount -o bind "$_ud/passwd" /etc/passwd || return 1
+	mount -o bind "$_ud/group" /etc/group && return 0
+	umount /etc/passwd
+	return 1
+}
+
+users_teardown() {
+	umount /etc/group
+	umount /etc/passwd
+}
+
+# posix_users LABEL DIR OUTFILE [SKIPS]: posix-suite -g users in DIR/users (TAP
+# on stdout, prefixed LABEL), as root acting as each of users_setup's users;
+# SKIPS is posix-suite's -s list.
+posix_users() {
+	mkdir -p "$2/users"
+	chmod 755 "$2/users"
+	timeout 300 /v9fs/bin/posix-suite -g users ${4:+-s "$4"} -p "$1: " "$2/users" \
+		> "$3" 2>&1
+	_rc=$?
+	cat "$3"
+	case $_rc in
+	0|1) ;;
+	*) not_ok "$1: posix-suite -g users ran (exit $_rc)" ;;
+	esac
+	rm -rf "$2/users"
+}
+
 # umount_9p MNT: unmount, forcing it if a plain umount fails.
 umount_9p() {
 	timeout 30 umount "$1" 2> /dev/null || timeout 30 umount -f "$1"

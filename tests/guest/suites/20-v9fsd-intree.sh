@@ -116,26 +116,10 @@ done
 # reference. v9fsd knows users from /etc/passwd and /etc/group, as the client's
 # processes do not tell it their groups: the suite's users are added for the run.
 users_run() {
-	_l=$1 _m=$2
-	mkdir -p "$_m/users"
-	chmod 755 "$_m/users"
-	timeout 300 "$SUITE" -g users -p "$_l: " "$_m/users" > "$OUT/users.txt" 2>&1
-	_rc=$?
-	cat "$OUT/users.txt"
-	case $_rc in
-	0|1) ;;
-	*) not_ok "$_l: posix-suite -g users ran (exit $_rc)" ;;
-	esac
-	rm -rf "$_m/users"
+	posix_users "$1" "$2" "$OUT/users.txt"
 }
 
-cp /etc/passwd "$OUT/passwd"
-cp /etc/group "$OUT/group"
-printf '%s\n' 'powner:x:2001:2001::/:/bin/sh' 'pmember:x:2002:2002::/:/bin/sh' \
-	'pstranger:x:2003:2003::/:/bin/sh' >> "$OUT/passwd"
-printf '%s\n' 'powner:x:2001:' 'pmember:x:2002:' 'pstranger:x:2003:' \
-	'pshared:x:2100:powner,pmember' 'pownonly:x:2101:powner' 'pnone:x:2102:' >> "$OUT/group"
-if mount -o bind "$OUT/passwd" /etc/passwd && mount -o bind "$OUT/group" /etc/group; then
+if users_setup "$OUT"; then
 	mkdir -p /tmp/users-tmpfs
 	if mount -t tmpfs tmpfs /tmp/users-tmpfs; then
 		users_run "tmpfs" /tmp/users-tmpfs
@@ -152,8 +136,7 @@ if mount -o bind "$OUT/passwd" /etc/passwd && mount -o bind "$OUT/group" /etc/gr
 	else
 		not_ok "9p/tcp/9p2000.L access=user: mount v9fsd: $(tail -n 1 "$OUT/mount.txt")"
 	fi
-	umount /etc/group
-	umount /etc/passwd
+	users_teardown
 else
 	not_ok "users for posix-suite -g users (bind mounts over /etc/passwd and /etc/group)"
 fi

@@ -114,6 +114,11 @@ bad "port=$P,uid=abc" "'uid'"
 bad "port=$P,uid=4294967295" "uid=4294967295"
 bad "port=$P,gid=x" "'gid'"
 bad "port=$P,afid=x" "'afid'"
+bad "port=$P,access=bogus" "access=bogus"
+bad "port=$P,access=" "access="
+bad "port=$P,access=4294967295" "access=4294967295"
+bad "port=$P,dfltuid=abc" "'dfltuid'"
+bad "port=$P,dfltgid=x" "'dfltgid'"
 bad "port=$P,debug=zz" "'debug'"
 bad "port=$P,timeout=-1" "'timeout'"
 bad "port=$P,noextend=1" "'noextend'"
@@ -130,7 +135,7 @@ fi
 
 # --- the seed's defaults ---------------------------------------------------
 if good "port=$P" 127.0.0.1 "defaults" trans=tcp port=$P msize=9000 \
-	version=9p2000.u name=nobody uid=0 gid=0; then
+	version=9p2000.u name=nobody uid=0 gid=0 access=user; then
 	check "defaults: a file reads back" grep -qx "option test" $M/file
 	umount_m
 fi
@@ -175,6 +180,26 @@ good "port=$P,maxdata=32768" 127.0.0.1 "maxdata= (alias of msize=)" msize=32768 
 good "port=$P,version=9p2000.u" 127.0.0.1 "version=9p2000.u" version=9p2000.u && umount_m
 good "port=$P,version=9p2000" 127.0.0.1 "version=9p2000" version=9p2000 noextend && umount_m
 good "port=$P,timeout=7" 127.0.0.1 "timeout=" timeout=7 && umount_m
+
+# --- access=: as given; the defaults of each dialect ------------------------
+good "port=$P,version=9p2000.L" 127.0.0.1 ".L default access" access=client && umount_m
+good "port=$P,version=9p2000" 127.0.0.1 "9P2000 default access" access=any && umount_m
+for a in user any 1234; do
+	good "port=$P,access=$a" 127.0.0.1 "access=$a" access=$a && umount_m
+done
+good "port=$P,version=9p2000.L,access=client" 127.0.0.1 "access=client" access=client &&
+	umount_m
+# 9P2000 has no numeric ids to attach each user as: user becomes any
+good "port=$P,version=9p2000,access=user" 127.0.0.1 "9P2000 access=user" access=any &&
+	umount_m
+mkdir -m 777 "$EXP/dflt"
+if good "port=$P,access=any,dfltuid=1234,dfltgid=5678" 127.0.0.1 "dfltuid=,dfltgid=" \
+	dfltuid=1234 dfltgid=5678; then
+	check "dfltuid=: an access=any mount attaches as it (files it makes are 1234's)" \
+		sh -c "echo x > $M/dflt/f && test \"\$(stat -c %u $EXP/dflt/f)\" = 1234"
+	umount_m
+fi
+rm -rf "$EXP/dflt"
 
 # --- owners: .u numeric ids, legacy mode through uid=/gid= ----------------
 if good "port=$P" 127.0.0.1 ".u owners"; then
