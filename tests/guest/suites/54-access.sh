@@ -7,7 +7,8 @@
 #     that user reaches it even where the client's own check would let it
 #     through; with access=any everyone acts as the mount's one attach;
 #   - access=<uid>: that uid alone may use the mount, root gets EPERM too;
-#   - posix-suite -g users answers as on tmpfs;
+#   - posix-suite -g users answers as on tmpfs (ours in .u and .L, the in-tree
+#     client in .u; its .L run is in 20-v9fsd-intree);
 #   - 8 users x 4 processes first touching one tree at once, then a SIGKILL
 #     storm during such first touches: no hang, no kernel warning, and every
 #     fid is gone after the umount.
@@ -278,6 +279,8 @@ for d in 9p2000.u 9p2000.L; do
 done
 # the in-tree client through the same storm, for comparison
 case $clients in *9p*) storm 9p 9p2000.L "access=user" ;; esac
+# the in-tree client's 9P2000.u users (its .L users run in 20-v9fsd-intree)
+case $clients in *9p*) users_group 9p 9p2000.u "access=user" ;; esac
 
 # the default: a root mounter acts as uid 0, as before access= existed
 for d in 9p2000.u 9p2000.L; do
