@@ -987,8 +987,11 @@ void ninep_rx_readable(struct ninep_trans *t)
 
 /*
  * Caller holds rx_mutex. Read while the transport has something and until
- * @mine (if not NULL) is finished. 0, or a negative errno once the client
- * failed.
+ * @mine (if not NULL) is finished, or, for a leader (@mine), until the
+ * scheduler wants the CPU back: a leader taken off the CPU with rx_mutex
+ * held would hold up every reply of the connection until it runs again.
+ * 0, -EAGAIN when a leader stopped for the scheduler, or a negative errno
+ * once the client failed.
  */
 static int rx_pump(struct ninep_client *c, struct ninep_req *mine)
 {
@@ -1000,6 +1003,11 @@ static int rx_pump(struct ninep_client *c, struct ninep_req *mine)
 		if (READ_ONCE(c->dead))
 			return -EIO;
 		n = rx_step(c, false);
+		if (n > 0 && mine && !req_finished(mine) && need_resched()) {
+			WRITE_ONCE(c->rx_ready_at, jiffies);
+			WRITE_ONCE(c->rx_ready, true);
+			return -EAGAIN;
+		}
 	} while (n > 0 && !(mine && req_finished(mine)));
 	if (n > 0) {
 		/* Stopped early: maybe more. */
@@ -1090,7 +1098,13 @@ static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 		if (leader && READ_ONCE(c->rx_ready) &&
 		    mutex_trylock(&c->rx_mutex)) {
 			__set_current_state(TASK_RUNNING);
-			rx_pump(c, req);	/* a failure fails req too */
+			/* A failure fails req too. */
+			if (rx_pump(c, req) == -EAGAIN &&
+			    cmpxchg(&c->rx_leader, current, NULL) == current) {
+				/* Hand the rest to the rx thread; see rx_pump(). */
+				leader = false;
+				may_lead = false;
+			}
 			rx_unlock(c);
 			continue;
 		}
