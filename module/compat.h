@@ -88,4 +88,13 @@ static inline void ninep_inode_init_ts(struct inode *inode)
 #define NINEP_FL_LIST		fl_list
 #endif
 
+/* write_cache_pages() hands its callback a folio (6.3), a page before. */
+#if NINEP_HAVE_WRITEPAGE_FOLIO
+#define NINEP_WCP_ENTRY		struct folio
+#define ninep_wcp_folio(entry)	(entry)
+#else
+#define NINEP_WCP_ENTRY		struct page
+#define ninep_wcp_folio(entry)	page_folio(entry)
+#endif
+
 #endif /* NINEP_COMPAT_H */

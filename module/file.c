@@ -332,53 +332,152 @@ out:
 }
 
 /*
- * Send one dirty folio (cache=mmap), never past i_size, through the
- * inode's write-back fid. The folio is locked on entry and under
- * writeback for the Twrite; @unlock: unlock it once writeback is marked
- * (->writepage), else leave it locked (->launder_folio). An error is
+ * Dirty folios of one file on their way to the server (cache=mmap). The
+ * folios of a run of consecutive ones go out together, as one write that
+ * ninep_write() splits into msize-sized Twrites with several in flight,
+ * through the inode's write-back fid and never past i_size. Each folio is
+ * under writeback until the write that carries it is answered. An error is
  * recorded in the mapping, for fsync, msync and close to report.
  */
-static int ninep_folio_write_back(struct folio *folio, bool unlock)
+struct ninep_wb {
+	struct inode *inode;
+	struct ninep_fid *fid;
+	loff_t size;			/* i_size as write-back began */
+	loff_t pos;			/* file offset of bv[0] */
+	size_t len;			/* bytes in bv[] */
+	unsigned int n, max;		/* folios in the run, room for */
+	struct bio_vec *bv;
+	struct folio **folios;
+	int err;			/* the first error */
+};
+
+/* A run is at most this long: 1 MiB with 4 KiB pages. */
+#define NINEP_WB_MAX		256
+
+static void ninep_wb_init(struct ninep_wb *wb, struct inode *inode,
+			  struct bio_vec *bv, struct folio **folios,
+			  unsigned int max)
 {
-	struct address_space *mapping = folio->mapping;
-	struct inode *inode = mapping->host;
-	struct ninep_fid *fid = READ_ONCE(NINEP_I(inode)->wb_fid);
-	loff_t pos = folio_pos(folio), size = i_size_read(inode);
-	struct bio_vec bv = { .bv_page = &folio->page, .bv_offset = 0 };
+	*wb = (struct ninep_wb){
+		.inode = inode,
+		.fid = READ_ONCE(NINEP_I(inode)->wb_fid),
+		.size = i_size_read(inode),
+		.max = max,
+		.bv = bv,
+		.folios = folios,
+	};
+}
+
+/* Send the run gathered so far and end writeback of its folios. */
+static void ninep_wb_send(struct ninep_wb *wb)
+{
 	struct iov_iter from;
-	ssize_t n = 0;
-	int err = 0;
+	ssize_t n = -EIO;
+	unsigned int i;
+
+	if (!wb->n)
+		return;
+	if (!WARN_ON_ONCE(!wb->fid)) {	/* ninep_page_mkwrite() refuses */
+		iov_iter_bvec(&from, ITER_SOURCE, wb->bv, wb->n, wb->len);
+		n = ninep_write(wb->fid, wb->pos, &from, wb->size);
+		if (n >= 0 && n < wb->len)
+			n = -EIO;	/* a short Rwrite: the server is out of room */
+	}
+	if (n < 0) {
+		pr_warn_ratelimited("write-back to %s of inode %lu at %lld failed: %zd\n",
+				    ninep_inode_session(wb->inode)->addr ?: "fd",
+				    wb->inode->i_ino, wb->pos, n);
+		mapping_set_error(wb->inode->i_mapping, n);
+		if (!wb->err)
+			wb->err = n;
+	}
+	for (i = 0; i < wb->n; i++)
+		folio_end_writeback(wb->folios[i]);
+	wb->n = 0;
+	wb->len = 0;
+}
+
+/*
+ * Mark @folio, locked and cleared for I/O, under writeback and add it to
+ * the run, sending the run first if @folio does not continue it. @unlock:
+ * unlock it before anything is sent (write-back), else leave it locked
+ * (laundering).
+ */
+static void ninep_wb_add(struct ninep_wb *wb, struct folio *folio, bool unlock)
+{
+	loff_t pos = folio_pos(folio);
+	size_t len;
 
 	folio_start_writeback(folio);
 	if (unlock)
 		folio_unlock(folio);
+	if (wb->n && (wb->n == wb->max || pos != wb->pos + wb->len))
+		ninep_wb_send(wb);
 	/* Wholly past the end: a truncate is dropping it. */
-	if (pos >= size)
-		goto done;
-	if (WARN_ON_ONCE(!fid)) {	/* ninep_page_mkwrite() refuses */
-		err = -EIO;
-		goto done;
+	if (pos >= wb->size) {
+		folio_end_writeback(folio);
+		return;
 	}
-	bv.bv_len = min_t(loff_t, folio_size(folio), size - pos);
-	iov_iter_bvec(&from, ITER_SOURCE, &bv, 1, bv.bv_len);
-	n = ninep_write(fid, pos, &from, size);
-	if (n >= 0 && n < bv.bv_len)
-		n = -EIO;	/* a short Rwrite: the server is out of room */
-	err = n < 0 ? n : 0;
-done:
-	if (err) {
-		pr_warn_ratelimited("write-back to %s of inode %lu at %lld failed: %d\n",
-				    ninep_inode_session(inode)->addr ?: "fd",
-				    inode->i_ino, pos, err);
-		mapping_set_error(mapping, err);
-	}
-	folio_end_writeback(folio);
-	return err;
+	len = min_t(loff_t, folio_size(folio), wb->size - pos);
+	if (!wb->n)
+		wb->pos = pos;
+	wb->bv[wb->n] = (struct bio_vec){ .bv_page = &folio->page,
+					  .bv_len = len };
+	wb->folios[wb->n++] = folio;
+	wb->len += len;
+}
+
+/* One folio alone: ->writepage (reclaim) and ->launder_folio. */
+static int ninep_folio_write_back(struct folio *folio, bool unlock)
+{
+	struct folio *folios[1];
+	struct bio_vec bv[1];
+	struct ninep_wb wb;
+
+	ninep_wb_init(&wb, folio->mapping->host, bv, folios, 1);
+	ninep_wb_add(&wb, folio, unlock);
+	ninep_wb_send(&wb);
+	return wb.err;
 }
 
 static int ninep_writepage(struct page *page, struct writeback_control *wbc)
 {
 	return ninep_folio_write_back(page_folio(page), true);
+}
+
+static int ninep_wb_one(NINEP_WCP_ENTRY *entry, struct writeback_control *wbc,
+			void *data)
+{
+	ninep_wb_add(data, ninep_wcp_folio(entry), true);
+	return 0;
+}
+
+/*
+ * The dirty folios of a mapping, in runs. A failed run does not stop the
+ * rest (each is tried); the first error is returned and all are recorded.
+ */
+static int ninep_writepages(struct address_space *mapping,
+			    struct writeback_control *wbc)
+{
+	struct folio *one_folio[1];
+	struct bio_vec one_bv[1];
+	struct ninep_wb wb;
+	void *mem;
+	int err;
+
+	mem = kmalloc_array(NINEP_WB_MAX,
+			    sizeof(struct bio_vec) + sizeof(struct folio *),
+			    GFP_NOFS);
+	if (mem)
+		ninep_wb_init(&wb, mapping->host, mem,
+			      mem + NINEP_WB_MAX * sizeof(struct bio_vec),
+			      NINEP_WB_MAX);
+	else	/* short of memory: a folio at a time */
+		ninep_wb_init(&wb, mapping->host, one_bv, one_folio, 1);
+	err = write_cache_pages(mapping, wbc, ninep_wb_one, &wb);
+	ninep_wb_send(&wb);
+	kfree(mem);
+	return err ?: wb.err;
 }
 
 /* invalidate_inode_pages2() met a dirty folio: it goes to the server first. */
@@ -507,6 +606,7 @@ void ninep_evict_inode(struct inode *inode)
 const struct address_space_operations ninep_aops = {
 	.read_folio	= ninep_read_folio,
 	.writepage	= ninep_writepage,
+	.writepages	= ninep_writepages,
 	.dirty_folio	= filemap_dirty_folio,
 	.launder_folio	= ninep_launder_folio,
 	.migrate_folio	= filemap_migrate_folio,

@@ -77,6 +77,17 @@ v9fsd_start() {
 	return 1
 }
 
+# v9fsd_count PORT TYPE: how many TYPE messages (Twrite, ...) the v9fsd of
+# v9fsd_start on PORT has received so far (0 if none).
+v9fsd_count() {
+	_st=/tmp/v9fsd.$1.stats
+	rm -f "$_st"
+	kill -USR1 "$V9FSD_PID"
+	_i=0
+	while [ ! -s "$_st" ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	awk -v t="$2" '$1 == t { n = $2 } END { print n + 0 }' "$_st"
+}
+
 # v9fsd_stop: stop the server started by v9fsd_start and wait for it.
 v9fsd_stop() {
 	[ -n "${V9FSD_PID:-}" ] || return 0

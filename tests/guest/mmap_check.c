@@ -23,6 +23,9 @@
  *             write(2)s into them: says whether the mapping saw the write at
  *             once, after msync(MS_INVALIDATE) or only in a new mapping
  *             (exit 0, 3, 4), and that EXPORT ends up with both writes
+ *   big       32 MiB written through MAP_SHARED, munmap, close: EXPORT,
+ *             read back a chunk at a time, holds every byte (run in a memory
+ *             cgroup smaller than that: nothing is lost under pressure)
  *   wberr     PID instead of EXPORT: write through MAP_SHARED, SIGSTOP PID
  *             (the server), msync: it must fail (EIO or ETIMEDOUT), as must
  *             fsync; PID gets SIGCONT before the exit
@@ -30,6 +33,7 @@
  * success, 1 on a mismatch or failed call, 2 on usage.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -103,12 +107,20 @@ static unsigned char *map_new(const char *file, size_t len, int *fdp)
 	return map;
 }
 
+/* The bytes [@off, @off + @len) of the test pattern @salt, into @p. */
+static void pattern_at(unsigned char *p, size_t off, size_t len, unsigned int salt)
+{
+	size_t i, j;
+
+	for (i = 0; i < len; i++) {
+		j = off + i;
+		p[i] = (unsigned char)(j * 7 + j / 4096 + salt) | 1;
+	}
+}
+
 static void pattern(unsigned char *p, size_t len, unsigned int salt)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (unsigned char)(i * 7 + i / 4096 + salt) | 1;
+	pattern_at(p, 0, len, salt);
 }
 
 /* Read @len bytes of @file through a descriptor of its own; compare with @want. */
@@ -249,12 +261,103 @@ static int t_other(const char *file, const char *export, size_t len, unsigned ch
 	return rc;
 }
 
+/*
+ * 32 MiB and a bit written through one mapping, then munmap and close; the
+ * export is then compared a chunk at a time. Run in a memory cgroup smaller
+ * than the file, it proves that dirty pages written back under memory
+ * pressure lose nothing.
+ */
+static int t_big(const char *file, const char *export, size_t len, unsigned char *want)
+{
+	const size_t big = (32 << 20) + 123, chunk = 1 << 20;
+	unsigned char *map, *got, *exp;
+	size_t off, n, i;
+	ssize_t r;
+	int fd, bad = 0;
+
+	(void)len;
+	(void)want;
+	map = map_new(file, big, &fd);
+	pattern_at(map, 0, big, 'b');
+	munmap(map, big);
+	if (close(fd) < 0) {
+		printf("mmap-check: close after writing %zu bytes: %s\n", big, strerror(errno));
+		return 1;
+	}
+	fd = open(export, O_RDONLY);
+	got = malloc(chunk);
+	exp = malloc(chunk);
+	if (fd < 0 || !got || !exp) {
+		printf("mmap-check: open %s: %s\n", export, strerror(errno));
+		return 1;
+	}
+	for (off = 0; off < big && !bad; off += n) {
+		n = big - off < chunk ? big - off : chunk;
+		r = pread(fd, got, n, off);
+		if (r != (ssize_t)n) {
+			printf("mmap-check: the export: %zd bytes at %zu, not %zu (%s)\n", r, off,
+			       n, r < 0 ? strerror(errno) : "short");
+			bad = 1;
+			break;
+		}
+		pattern_at(exp, off, n, 'b');
+		for (i = 0; i < n && !bad; i++) {
+			if (got[i] != exp[i]) {
+				printf("mmap-check: the export differs at offset %zu: 0x%02x, not 0x%02x\n",
+				       off + i, got[i], exp[i]);
+				bad = 1;
+			}
+		}
+	}
+	close(fd);
+	free(got);
+	free(exp);
+	if (!bad)
+		printf("mmap-check: big: %zu bytes written through a mapping, all in the export\n",
+		       big);
+	return bad;
+}
+
 static double now(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Whether every thread of @pid is stopped. kill(SIGSTOP) only queues the
+ * stop: the thread it wakes must run before the others stop, and until
+ * then they go on serving.
+ */
+static int all_stopped(pid_t pid)
+{
+	char path[320], buf[512], *p;
+	struct dirent *d;
+	int n, fd, ok = 1;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while (ok && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, d->d_name);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;	/* the thread is gone */
+		buf[n] = 0;
+		p = strrchr(buf, ')');	/* the state follows the name */
+		ok = p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+	}
+	closedir(dir);
+	return ok;
 }
 
 static int t_wberr(const char *file, const char *pidstr, size_t len, unsigned char *want)
@@ -273,6 +376,13 @@ static int t_wberr(const char *file, const char *pidstr, size_t len, unsigned ch
 	if (kill(server, SIGSTOP) < 0) {
 		printf("mmap-check: SIGSTOP %d: %s\n", server, strerror(errno));
 		return 1;
+	}
+	for (t0 = now(); !all_stopped(server); usleep(10000)) {
+		if (now() - t0 > 10) {
+			kill(server, SIGCONT);
+			printf("mmap-check: %d did not stop within 10 s\n", server);
+			return 1;
+		}
 	}
 	t0 = now();
 	r1 = msync(map, len, MS_SYNC);
@@ -303,7 +413,7 @@ int main(int argc, char **argv)
 			int (*run)(const char *, const char *, size_t, unsigned char *);
 		} tests[] = {
 			{ "msync", t_msync }, { "nomsync", t_nomsync }, { "truncate", t_truncate },
-			{ "other", t_other }, { "wberr", t_wberr },
+			{ "other", t_other }, { "wberr", t_wberr }, { "big", t_big },
 		};
 		size_t i;
 
@@ -316,7 +426,8 @@ int main(int argc, char **argv)
 			if (strcmp(argv[2], tests[i].name))
 				continue;
 			opt = tests[i].run(argv[3], argv[4], len, want);
-			if (!opt && strcmp(argv[2], "other") && strcmp(argv[2], "wberr"))
+			if (!opt && strcmp(argv[2], "other") && strcmp(argv[2], "wberr") &&
+			    strcmp(argv[2], "big"))
 				printf("mmap-check: %s: %zu bytes as written\n", argv[2], len);
 			return opt;
 		}

@@ -11,7 +11,6 @@
 P=5663
 EXP=/tmp/dirbuf-export
 M=/mnt/dirbuf
-STATS=/tmp/v9fsd.$P.stats
 mkdir -p "$EXP/small" "$EXP/big"
 for n in a b c; do : > "$EXP/small/$n"; done
 pad=0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890
@@ -20,15 +19,6 @@ while [ $i -lt 3000 ]; do
 	: > "$EXP/big/$pad-$i"
 	i=$((i + 1))
 done
-
-# treads: Tread count in v9fsd's counters as of now
-treads() {
-	rm -f "$STATS"
-	kill -USR1 "$V9FSD_PID"
-	_i=0
-	while [ ! -s "$STATS" ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
-	awk '$1 == "Tread" { print $2 }' "$STATS"
-}
 
 if ! v9fsd_start "$EXP" $P; then
 	not_ok "v9fsd serves $EXP"
@@ -42,16 +32,16 @@ if ! load_client 9P > /tmp/dirbuf.insmod 2>&1 ||
 fi
 diag "$(grep " $M " /proc/mounts)"
 
-r0=$(treads)
+r0=$(v9fsd_count $P Tread)
 got=$(ls $M/small | tr '\n' ' ')
-r1=$(treads)
+r1=$(v9fsd_count $P Tread)
 check "a small directory lists whole ($got)" [ "$got" = "a b c " ]
 # one Tread with the entries, then the empty one(s) that end the listing
 check "a small directory costs at most 3 Treads (took $((r1 - r0)))" [ $((r1 - r0)) -le 3 ]
 
-r0=$(treads)
+r0=$(v9fsd_count $P Tread)
 n=$(ls -1 $M/big | wc -l)
-r1=$(treads)
+r1=$(v9fsd_count $P Tread)
 diag "3000 long names: $((r1 - r0)) Treads"
 check "3000 long names list whole ($n)" [ "$n" -eq 3000 ]
 check "the big directory takes fewer Treads than 8 KiB chunks would (took $((r1 - r0)))" \

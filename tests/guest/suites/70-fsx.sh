@@ -120,6 +120,18 @@ checks_rest() {
 	case $_c in *+mmap) shared_checks $_c $_d ;; esac
 }
 
+# memcg_setup LIMIT: a fresh cgroup $MEMCG whose memory.max is LIMIT, no swap
+MEMCG=/sys/fs/cgroup/fsx-mem
+memcg_setup() {
+	grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts ||
+		mount -t cgroup2 none /sys/fs/cgroup 2> /dev/null
+	echo +memory > /sys/fs/cgroup/cgroup.subtree_control 2> /dev/null
+	rmdir $MEMCG 2> /dev/null
+	mkdir -p $MEMCG 2> /dev/null && echo "$1" > $MEMCG/memory.max 2> /dev/null || return 1
+	echo 0 > $MEMCG/memory.swap.max 2> /dev/null
+	return 0
+}
+
 # shared_checks CLIENT DIR: shared writable mappings (cache=mmap), against the export
 shared_checks() {
 	_c=$1 _d=$2
@@ -134,6 +146,40 @@ shared_checks() {
 		result $_c "$_p" "$_t" "$_o"
 		rm -f "$_d/shared"
 	done
+	# ours sends a run of dirty pages together: msync of a MAP_SHARED write of
+	# 5 pages and 123 bytes costs what write(2) of those bytes would, not a
+	# Twrite a page
+	case $_c in 9P+mmap | 9P.L+mmap)
+		_ms=$(awk -v m="$_d" '$2 == m { n = split($4, o, ",")
+			for (i = 1; i <= n; i++) if (o[i] ~ /^msize=/) print substr(o[i], 7) }' /proc/mounts)
+		_n=$((5 * 4096 + 123))
+		_w=$(( (_n + ${_ms:-25} - 25) / (${_ms:-25} - 24) ))
+		_b=$(v9fsd_count $PORT Twrite)
+		_o=$(timeout 120 /v9fs/bin/mmap-check -s msync "$_d/shared" "$EXPORT/shared" 2>&1)
+		_rc=$?
+		_a=$(v9fsd_count $PORT Twrite)
+		result $_c "$([ $_rc -eq 0 ] && [ -n "$_ms" ] && [ $((_a - _b)) -le $_w ] && echo 1)" \
+			"msync of a 6-page MAP_SHARED write sends at most $_w Twrite(s) at msize ${_ms:-?}" \
+			"$((_a - _b)) Twrites; $_o"
+		rm -f "$_d/shared"
+		# nothing lost under memory pressure: 32 MiB written through one
+		# mapping by a process whose memory cgroup holds 12 MiB, so dirty
+		# pages must go back to the server to make room
+		if memcg_setup 12M; then
+			_o=$(timeout 300 sh -c "echo \$\$ > $MEMCG/cgroup.procs &&
+				exec /v9fs/bin/mmap-check -s big $_d/big $EXPORT/big" 2>&1)
+			_rc=$?
+			_e=$(awk '$1 == "max" { print $2 }' $MEMCG/memory.events)
+			result $_c "$([ $_rc -eq 0 ] && [ "${_e:-0}" -gt 0 ] && echo 1)" \
+				"32 MiB through a mapping in a 12 MiB memory cgroup: all in the export" \
+				"$_o; the cgroup hit its limit ${_e:-0} times"
+			rm -f "$_d/big"
+		else
+			skip "$_c: 32 MiB through a mapping in a 12 MiB memory cgroup" \
+				"no cgroup2 memory controller"
+		fi
+		;;
+	esac
 	# ours drops the pages a write(2) through the mount covers, dirty ones sent
 	# first: a mapping sees the write at once
 	_o=$(timeout 120 /v9fs/bin/mmap-check -s other "$_d/shared" "$EXPORT/shared" 2>&1)
