@@ -2,7 +2,7 @@
 /*
  * Regular files of the 9P file system type. Reads and writes go straight
  * to the server, with no data cache (the seed's semantics). Only mmap uses
- * the page cache: mappings are filled by ->read_folio through the client,
+ * the page cache: mappings are filled by ->readahead and ->read_folio,
  * and each open drops the cached pages so they are fresh. Shared writable
  * mappings need cache=mmap, which writes their dirty pages back; without
  * it they are refused, since nothing would ever send those pages.
@@ -332,6 +332,55 @@ out:
 }
 
 /*
+ * The folios of one readahead window (mappings, exec) in one read, which
+ * ninep_read() splits into msize-sized Treads with several in flight,
+ * rather than a Tread a page through ->read_folio. As there, a short read
+ * is the end of the file: the rest reads as zeros. A folio left locked and
+ * not uptodate (an error, no memory) is read again by ->read_folio.
+ */
+static void ninep_readahead(struct readahead_control *ractl)
+{
+	struct inode *inode = ractl->mapping->host;
+	unsigned int nr = readahead_count(ractl), n = 0, i;
+	loff_t pos = readahead_pos(ractl);
+	struct file *file = ractl->file;
+	struct folio **folios, *folio;
+	struct bio_vec *bv;
+	struct iov_iter to;
+	size_t len = 0, left;
+	ssize_t got;
+
+	if (!file || !file->private_data || !nr)
+		return;
+	bv = kmalloc_array(nr, sizeof(*bv) + sizeof(*folios),
+			   readahead_gfp_mask(ractl->mapping));
+	if (!bv)
+		return;
+	folios = (struct folio **)(bv + nr);
+	while (n < nr && (folio = readahead_folio(ractl))) {
+		bv[n] = (struct bio_vec){ .bv_page = &folio->page,
+					  .bv_len = folio_size(folio) };
+		folios[n++] = folio;
+		len += folio_size(folio);
+	}
+	iov_iter_bvec(&to, ITER_DEST, bv, n, len);
+	got = ninep_read(ninep_file_fid(file), pos, &to, i_size_read(inode));
+	left = got > 0 ? got : 0;
+	for (i = 0; i < n; i++) {
+		size_t size = folio_size(folios[i]);
+
+		if (got >= 0) {
+			if (left < size)
+				folio_zero_segment(folios[i], left, size);
+			folio_mark_uptodate(folios[i]);
+		}
+		folio_unlock(folios[i]);
+		left -= min(left, size);
+	}
+	kfree(bv);
+}
+
+/*
  * Dirty folios of one file on their way to the server (cache=mmap). The
  * folios of a run of consecutive ones go out together, as one write that
  * ninep_write() splits into msize-sized Twrites with several in flight,
@@ -605,6 +654,7 @@ void ninep_evict_inode(struct inode *inode)
 
 const struct address_space_operations ninep_aops = {
 	.read_folio	= ninep_read_folio,
+	.readahead	= ninep_readahead,
 	.writepage	= ninep_writepage,
 	.writepages	= ninep_writepages,
 	.dirty_folio	= filemap_dirty_folio,
