@@ -557,11 +557,14 @@ static int ninep_init_fs_context(struct fs_context *fc)
 	if (!s)
 		return -ENOMEM;
 
-	/* The seed's defaults. */
+	/*
+	 * The seed's defaults, but for the dialect: 9P2000.L, as the in-tree
+	 * client asks; client_version() takes a .u or 9P2000 answer instead.
+	 */
 	s->copts.trans = NINEP_TRANS_TCP;
 	s->copts.port = NINEP_DEFAULT_PORT;
 	s->copts.msize = NINEP_SEED_MSIZE;
-	s->copts.dialect = V9P_9P2000U;
+	s->copts.dialect = V9P_9P2000L;
 	s->copts.rfd = -1;
 	s->copts.wfd = -1;
 	s->afid = NINEP_NOFID;
