@@ -272,6 +272,31 @@ if good "port=$P,version=9p2000.u" 127.0.0.1 "9P2000.u xattrs"; then
 fi
 rm -f "$EXP/xb"
 
+# --- posixacl: 9P2000.L with access=client only; EINVAL named otherwise ----
+# Without it the system.posix_acl_* names stay EOPNOTSUPP; 56-acl tests ACLs.
+ACL0=0200000001000600ffffffff04000400ffffffff20000400ffffffff
+echo x > "$EXP/xc"
+if good "port=$P,posixacl" 127.0.0.1 "posixacl" posixacl version=9p2000.L access=client; then
+	check "posixacl: setxattr of an ACL equal to the mode (0644) works" \
+		test "$($LPROBE xset $M/xc system.posix_acl_access $ACL0)" = ok
+	check "posixacl: the file reads" grep -qx x $M/xc
+	umount_m
+fi
+bad "port=$P,version=9p2000.u,posixacl" "posixacl needs 9P2000.L"
+bad "port=$P,version=9p2000,posixacl" "posixacl needs 9P2000.L"
+bad "port=$P,access=user,posixacl" "posixacl needs access=client"
+bad "port=$P,access=1234,posixacl" "posixacl needs access=client"
+bad "port=$P,noxattr,posixacl" "posixacl needs extended attributes"
+if good "port=$P" 127.0.0.1 "no posixacl" version=9p2000.L; then
+	check "no posixacl: /proc/mounts does not say posixacl" sh -c "! grep ' $M ' /proc/mounts | grep -q posixacl"
+	check "no posixacl: setxattr of system.posix_acl_access is EOPNOTSUPP" \
+		test "$($LPROBE xset $M/xc system.posix_acl_access $ACL0)" = "err 95"
+	check "no posixacl: getxattr of system.posix_acl_access is EOPNOTSUPP" \
+		test "$($LPROBE xget $M/xc system.posix_acl_access)" = "err 95"
+	umount_m
+fi
+rm -f "$EXP/xc"
+
 # --- afid: parsed and sent in Tattach; v9fsd has no auth and refuses it ----
 klog_mark
 if try_mount "port=$P,afid=7"; then
