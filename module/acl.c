@@ -223,7 +223,8 @@ static int ninep_acl_xattr_set(const struct xattr_handler *handler,
 		return value ? -EACCES : 0;
 	if (!inode_owner_or_capable(idmap, inode))
 		return -EPERM;
-	acl = posix_acl_from_xattr(&init_user_ns, value, size);
+	/* removexattr(2) comes as no value, which 6.1's parser refuses. */
+	acl = value ? posix_acl_from_xattr(&init_user_ns, value, size) : NULL;
 	if (IS_ERR(acl))
 		return PTR_ERR(acl);
 	err = acl ? posix_acl_valid(&init_user_ns, acl) : 0;
