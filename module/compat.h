@@ -97,4 +97,17 @@ static inline void ninep_inode_init_ts(struct inode *inode)
 #define ninep_wcp_folio(entry)	page_folio(entry)
 #endif
 
+/*
+ * POSIX ACLs (6.2). Since: ->get_inode_acl(inode, type, rcu) serves
+ * permission checks, and system.posix_acl_* reach ->get_acl/->set_acl on a
+ * dentry through vfs_get_acl()/vfs_set_acl(). Before: ->get_acl(inode,
+ * type, rcu) serves both, and those names go to handlers in sb->s_xattr.
+ * ninep_get_inode_acl() is the VFS's cached lookup on either.
+ */
+#if NINEP_HAVE_GET_INODE_ACL
+#define ninep_get_inode_acl	get_inode_acl
+#else
+#define ninep_get_inode_acl	get_acl
+#endif
+
 #endif /* NINEP_COMPAT_H */

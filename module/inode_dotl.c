@@ -23,6 +23,7 @@
 #include <linux/cred.h>
 #include <linux/stat.h>
 #include <linux/kdev_t.h>
+#include <linux/posix_acl.h>
 
 #include "v9fs.h"
 
@@ -88,6 +89,21 @@ static int ninep_dotl_check(const struct v9p_rgetattr *ga)
 }
 
 /*
+ * Whether the ACLs cached on @inode may no longer be the server's: a
+ * change of ACL on a Linux server changes the file's ctime (and often its
+ * mode), so a new ctime or mode, or no ctime at all, says so.
+ */
+static bool ninep_dotl_acl_stale(struct inode *inode,
+				 const struct v9p_rgetattr *ga)
+{
+	struct timespec64 ct = inode_get_ctime(inode);
+
+	return !(ga->valid & V9P_GETATTR_CTIME) ||
+	       (inode->i_mode & 07777) != (ga->mode & 07777) ||
+	       ct.tv_sec != (s64)ga->ctime_sec || ct.tv_nsec != ga->ctime_nsec;
+}
+
+/*
  * Apply a checked Rgetattr to @inode. As in ninep_stat_to_inode(), the file
  * type of an existing inode never changes here.
  */
@@ -101,6 +117,8 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga)
 
 	if (!type)
 		type = ga->mode & S_IFMT;
+	if (IS_POSIXACL(inode) && ninep_dotl_acl_stale(inode, ga))
+		forget_all_cached_acls(inode);
 	inode->i_mode = type | (ga->mode & 07777);
 	if (ga->valid & V9P_GETATTR_UID) {
 		uid = make_kuid(&init_user_ns, ga->uid);
@@ -257,6 +275,7 @@ static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 				  struct ninep_fid **ofidp)
 {
 	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
+	struct ninep_acl_pair acls;
 	struct ninep_fid *ofid;
 	u32 flags;
 	int err;
@@ -269,12 +288,19 @@ static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 	ninep_fid_put(dfid);
 	if (IS_ERR(ofid))
 		return PTR_ERR(ofid);
+	mode = (mode & 07777) | S_IFREG;
+	err = ninep_acl_prepare(dir, &mode, &acls);
+	if (err) {
+		ninep_fid_put(ofid);
+		return err;
+	}
 	flags = ninep_dotl_open_flags(f_flags & ~O_TRUNC) |
 		V9P_DOTL_CREATE | V9P_DOTL_EXCL;
 	err = ninep_lcreate(ofid, dentry->d_name.name, flags, mode & 07777,
 			    ninep_dotl_gid());
 	if (!err)
 		err = ninep_dotl_instantiate(dir, dentry);
+	err = ninep_acl_inherit(dentry, &acls, err);
 	if (err || !ofidp)
 		ninep_fid_put(ofid);
 	else
@@ -307,14 +333,20 @@ static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
 			    struct dentry *dentry, umode_t mode)
 {
 	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
+	struct ninep_acl_pair acls;
 	int err;
 
 	if (IS_ERR(dfid))
 		return PTR_ERR(dfid);
-	err = ninep_mkdir(dfid, dentry->d_name.name, mode & 07777,
-			  ninep_dotl_gid(), NULL);
+	mode = (mode & 07777) | S_IFDIR;
+	err = ninep_acl_prepare(dir, &mode, &acls);
+	if (!err)
+		err = ninep_mkdir(dfid, dentry->d_name.name, mode & 07777,
+				  ninep_dotl_gid(), NULL);
 	ninep_fid_put(dfid);
-	return err ? err : ninep_dotl_instantiate(dir, dentry);
+	if (!err)
+		err = ninep_dotl_instantiate(dir, dentry);
+	return ninep_acl_inherit(dentry, &acls, err);
 }
 
 static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
@@ -334,6 +366,7 @@ static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
 static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 			    struct dentry *dentry, umode_t mode, dev_t rdev)
 {
+	struct ninep_acl_pair acls;
 	struct ninep_fid *dfid;
 	int err;
 
@@ -342,10 +375,15 @@ static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 	dfid = ninep_dotl_new_name(dentry);
 	if (IS_ERR(dfid))
 		return PTR_ERR(dfid);
-	err = ninep_mknod(dfid, dentry->d_name.name, mode & (S_IFMT | 07777),
-			  MAJOR(rdev), MINOR(rdev), ninep_dotl_gid(), NULL);
+	err = ninep_acl_prepare(dir, &mode, &acls);
+	if (!err)
+		err = ninep_mknod(dfid, dentry->d_name.name,
+				  mode & (S_IFMT | 07777), MAJOR(rdev),
+				  MINOR(rdev), ninep_dotl_gid(), NULL);
 	ninep_fid_put(dfid);
-	return err ? err : ninep_dotl_instantiate(dir, dentry);
+	if (!err)
+		err = ninep_dotl_instantiate(dir, dentry);
+	return ninep_acl_inherit(dentry, &acls, err);
 }
 
 /* Tlink; the new name's walk finds the shared inode with its new count. */
@@ -562,6 +600,8 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	if (valid & ATTR_SIZE)
 		ninep_size_truncate_pages(inode, iattr->ia_size);
 	setattr_copy(idmap, inode, iattr);
+	if (valid & ATTR_MODE)
+		return ninep_acl_chmod(dentry, inode->i_mode);
 	return 0;
 }
 
@@ -585,6 +625,17 @@ static const char *ninep_dotl_get_link(struct dentry *dentry,
 	return target;
 }
 
+/* ACLs (posixacl): the VFS asks only when the mount has SB_POSIXACL. */
+#if NINEP_HAVE_GET_INODE_ACL
+#define NINEP_DOTL_ACL_OPS				\
+	.get_inode_acl	= ninep_acl_get_inode,		\
+	.get_acl	= ninep_acl_get,		\
+	.set_acl	= ninep_acl_set,
+#else
+#define NINEP_DOTL_ACL_OPS				\
+	.get_acl	= ninep_acl_get_inode,
+#endif
+
 const struct inode_operations ninep_dotl_dir_iops = {
 	.lookup		= ninep_dotl_lookup,
 	.create		= ninep_dotl_create,
@@ -599,12 +650,14 @@ const struct inode_operations ninep_dotl_dir_iops = {
 	.getattr	= ninep_dotl_getattr,
 	.setattr	= ninep_dotl_setattr,
 	.listxattr	= ninep_listxattr,
+	NINEP_DOTL_ACL_OPS
 };
 
 const struct inode_operations ninep_dotl_file_iops = {
 	.getattr	= ninep_dotl_getattr,
 	.setattr	= ninep_dotl_setattr,
 	.listxattr	= ninep_listxattr,
+	NINEP_DOTL_ACL_OPS
 };
 
 const struct inode_operations ninep_dotl_symlink_iops = {

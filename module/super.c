@@ -27,6 +27,7 @@ enum ninep_param {
 	NINEP_OPT_GID, NINEP_OPT_AFID, NINEP_OPT_DEBUG, NINEP_OPT_NOEXTEND,
 	NINEP_OPT_NODEVMAP, NINEP_OPT_RFDNO, NINEP_OPT_WFDNO, NINEP_OPT_VERSION,
 	NINEP_OPT_TIMEOUT, NINEP_OPT_NOXATTR, NINEP_OPT_CACHE, NINEP_OPT_ACCESS,
+	NINEP_OPT_POSIXACL,
 };
 
 /* Sorted by name, as the fs_parser table validator likes them. */
@@ -86,6 +87,7 @@ static const struct fs_parameter_spec ninep_param_specs[] = {
 	fsparam_u32("timeout",		NINEP_OPT_TIMEOUT),
 	fsparam_flag("noxattr",		NINEP_OPT_NOXATTR),
 	fsparam_enum("cache",		NINEP_OPT_CACHE, ninep_cache_names),
+	fsparam_flag("posixacl",	NINEP_OPT_POSIXACL),
 	{}
 };
 
@@ -147,6 +149,28 @@ static void ninep_settle_access(struct ninep_session *s)
 		s->access = NINEP_ACCESS_ANY;
 	else if (!ninep_dotl(s) && s->access == NINEP_ACCESS_CLIENT)
 		s->access = NINEP_ACCESS_USER;
+}
+
+/*
+ * posixacl once the dialect and access mode are known. ACLs are checked
+ * here with the server's copies, which only 9P2000.L's xattrs carry, for
+ * users who each act as themselves on the server (access=client). The
+ * in-tree client ignores posixacl otherwise, silently; here the mount
+ * fails with EINVAL and says why.
+ */
+static int ninep_check_posixacl(struct fs_context *fc,
+				const struct ninep_session *s)
+{
+	if (!(s->flags & NINEP_POSIXACL))
+		return 0;
+	if (!ninep_dotl(s))
+		return invalfc(fc, "posixacl needs 9P2000.L; the server speaks %s",
+			       v9p_dialect_name(s->dialect));
+	if (s->access != NINEP_ACCESS_CLIENT)
+		return invalfc(fc, "posixacl needs access=client");
+	if (s->flags & NINEP_NOXATTR)
+		return invalfc(fc, "posixacl needs extended attributes: not with noxattr");
+	return 0;
 }
 
 /* Take ownership of the parameter's string (fs_parse left it allocated). */
@@ -269,6 +293,9 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case NINEP_OPT_ACCESS:
 		return ninep_parse_access(fc, s, param->string);
+	case NINEP_OPT_POSIXACL:
+		s->flags |= NINEP_POSIXACL;
+		break;
 	default:
 		return invalfc(fc, "option '%s' is not handled", param->key);
 	}
@@ -319,6 +346,8 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 		seq_puts(m, ",noxattr");
 	if (s->cache == NINEP_CACHE_MMAP)
 		seq_puts(m, ",cache=mmap");
+	if (root->d_sb->s_flags & SB_POSIXACL)
+		seq_puts(m, ",posixacl");
 	return 0;
 }
 
@@ -408,6 +437,9 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -EPROTONOSUPPORT;
 	}
 	ninep_settle_access(s);
+	err = ninep_check_posixacl(fc, s);
+	if (err)
+		return err;
 	msize = ninep_client_msize(s->clnt);
 
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
@@ -431,6 +463,8 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 	}
 	/* atime is the server's business: never dirty an inode for it here. */
 	sb->s_flags |= SB_NOATIME | SB_NODIRATIME;
+	if (s->flags & NINEP_POSIXACL)
+		sb->s_flags |= SB_POSIXACL;
 
 	err = super_setup_bdi(sb);
 	if (err)
@@ -557,11 +591,14 @@ static int ninep_init_fs_context(struct fs_context *fc)
 	if (!s)
 		return -ENOMEM;
 
-	/* The seed's defaults. */
+	/*
+	 * The seed's defaults, but for the dialect: 9P2000.L, as the in-tree
+	 * client asks; client_version() takes a .u or 9P2000 answer instead.
+	 */
 	s->copts.trans = NINEP_TRANS_TCP;
 	s->copts.port = NINEP_DEFAULT_PORT;
 	s->copts.msize = NINEP_SEED_MSIZE;
-	s->copts.dialect = V9P_9P2000U;
+	s->copts.dialect = V9P_9P2000L;
 	s->copts.rfd = -1;
 	s->copts.wfd = -1;
 	s->afid = NINEP_NOFID;

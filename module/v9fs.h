@@ -31,6 +31,7 @@
 #define NINEP_DFLTUID_NAMED	0x100	/* given as dfltuid=, shown so */
 #define NINEP_DFLTGID_NAMED	0x200	/* given as dfltgid=, shown so */
 #define NINEP_ACCESS_GIVEN	0x400
+#define NINEP_POSIXACL		0x800	/* posixacl asked for */
 
 /* struct ninep_session.access: who the server is told is acting. */
 enum ninep_access {
@@ -205,6 +206,34 @@ struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 extern const struct xattr_handler *ninep_xattr_handlers[];
 extern const struct xattr_handler *ninep_noxattr_handlers[];
 ssize_t ninep_listxattr(struct dentry *dentry, char *list, size_t size);
+ssize_t ninep_xattr_fetch(struct ninep_fid *fid, const char *name,
+			  void **valuep);
+int ninep_xattr_store(struct ninep_fid *fid, const char *name,
+		      const void *value, size_t size, int flags);
+
+/* acl.c: POSIX ACLs (posixacl) */
+struct posix_acl;
+
+struct ninep_acl_pair {
+	struct posix_acl *dflt;		/* a new directory's default ACL */
+	struct posix_acl *access;	/* a new file's access ACL */
+};
+
+struct posix_acl *ninep_acl_get_inode(struct inode *inode, int type, bool rcu);
+#if NINEP_HAVE_GET_INODE_ACL
+struct posix_acl *ninep_acl_get(struct ninep_idmap *idmap,
+				struct dentry *dentry, int type);
+int ninep_acl_set(struct ninep_idmap *idmap, struct dentry *dentry,
+		  struct posix_acl *acl, int type);
+#else
+extern const struct xattr_handler ninep_acl_access_handler;
+extern const struct xattr_handler ninep_acl_default_handler;
+#endif
+int ninep_acl_chmod(struct dentry *dentry, umode_t mode);
+int ninep_acl_prepare(struct inode *dir, umode_t *mode,
+		      struct ninep_acl_pair *acls);
+int ninep_acl_inherit(struct dentry *dentry, struct ninep_acl_pair *acls,
+		      int err);
 
 /* dir.c */
 extern const struct file_operations ninep_dir_fops;

@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) "9p2000: " fmt
 
 #include <linux/fs.h>
+#include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/xattr.h>
 
@@ -42,10 +43,12 @@ static int xattr_read(struct ninep_fid *xfid, void *buf, size_t len)
 /*
  * As getxattr(2) on the file of @fid: the attribute @name, or the list of
  * names if @name is "", into @buf of @size bytes; only its length if @size
- * is 0; -ERANGE if @size is too small.
+ * is 0; -ERANGE if @size is too small. With @allocp, into a buffer of the
+ * attribute's length allocated here and given back through @allocp (the
+ * caller kfrees it), @buf and @size unused.
  */
 static ssize_t xattr_get(struct ninep_fid *fid, const char *name, void *buf,
-			 size_t size)
+			 size_t size, void **allocp)
 {
 	bool list = !*name;
 	struct ninep_fid *xfid;
@@ -62,23 +65,46 @@ static ssize_t xattr_get(struct ninep_fid *fid, const char *name, void *buf,
 				    name, len,
 				    list ? XATTR_LIST_MAX : XATTR_SIZE_MAX);
 		ret = -EIO;
+		goto out;
+	}
+	if (allocp) {
+		buf = kmalloc(len ? len : 1, GFP_KERNEL);
+		if (!buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	} else if (!size) {
 		ret = len;
+		goto out;
 	} else if (len > size) {
 		ret = -ERANGE;
-	} else {
-		ret = len ? xattr_read(xfid, buf, len) : 0;
-		if (!ret && list && len && ((char *)buf)[len - 1]) {
-			pr_warn_ratelimited("attribute name list of %llu bytes does not end in NUL: EIO\n",
-					    len);
-			ret = -EIO;
-		}
-		if (!ret)
-			ret = len;
+		goto out;
 	}
+	ret = len ? xattr_read(xfid, buf, len) : 0;
+	if (!ret && list && len && ((char *)buf)[len - 1]) {
+		pr_warn_ratelimited("attribute name list of %llu bytes does not end in NUL: EIO\n",
+				    len);
+		ret = -EIO;
+	}
+	if (!ret)
+		ret = len;
+	if (allocp) {
+		if (ret < 0)
+			kfree(buf);
+		else
+			*allocp = buf;
+	}
+out:
 	/* A read-only fid: nothing to commit, no answer to wait for. */
 	ninep_fid_put(xfid);
 	return ret;
+}
+
+/* The attribute @name of @fid's file in a kmalloc'ed *@valuep: its length. */
+ssize_t ninep_xattr_fetch(struct ninep_fid *fid, const char *name,
+			  void **valuep)
+{
+	return xattr_get(fid, name, NULL, 0, valuep);
 }
 
 static int xattr_write(struct ninep_fid *xfid, const void *value, size_t size)
@@ -104,8 +130,8 @@ static int xattr_write(struct ninep_fid *xfid, const void *value, size_t size)
  * As setxattr(2) on the file of @fid; @value NULL removes. A clone of @fid
  * becomes the attribute's fid, so @fid itself stays as it was.
  */
-static int xattr_set(struct ninep_fid *fid, const char *name,
-		     const void *value, size_t size, int flags)
+int ninep_xattr_store(struct ninep_fid *fid, const char *name,
+		      const void *value, size_t size, int flags)
 {
 	struct ninep_fid *xfid;
 	u32 wflags = 0;
@@ -148,7 +174,7 @@ static int ninep_xattr_get(const struct xattr_handler *handler,
 
 	if (IS_ERR(fid))
 		return PTR_ERR(fid);
-	err = xattr_get(fid, xattr_full_name(handler, name), buf, size);
+	err = xattr_get(fid, xattr_full_name(handler, name), buf, size, NULL);
 	ninep_fid_put(fid);
 	return err;
 }
@@ -163,8 +189,8 @@ static int ninep_xattr_set(const struct xattr_handler *handler,
 
 	if (IS_ERR(fid))
 		return PTR_ERR(fid);
-	err = xattr_set(fid, xattr_full_name(handler, name), value, size,
-			flags);
+	err = ninep_xattr_store(fid, xattr_full_name(handler, name), value,
+				size, flags);
 	ninep_fid_put(fid);
 	return err;
 }
@@ -180,7 +206,7 @@ ssize_t ninep_listxattr(struct dentry *dentry, char *list, size_t size)
 	fid = ninep_fid_lookup(dentry);
 	if (IS_ERR(fid))
 		return PTR_ERR(fid);
-	n = xattr_get(fid, "", list, size);
+	n = xattr_get(fid, "", list, size, NULL);
 	ninep_fid_put(fid);
 	return n;
 }
@@ -208,6 +234,11 @@ const struct xattr_handler *ninep_xattr_handlers[] = {
 	&ninep_xattr_user,
 	&ninep_xattr_trusted,
 	&ninep_xattr_security,
+#if !NINEP_HAVE_GET_INODE_ACL
+	/* EOPNOTSUPP unless posixacl: see acl.c. */
+	&ninep_acl_access_handler,
+	&ninep_acl_default_handler,
+#endif
 	NULL
 };
 

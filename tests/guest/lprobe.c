@@ -3,7 +3,7 @@
  * lprobe: one metadata call on a path, and the errno it ended with, as a
  * number (the shell cannot show errnos above the ones libc names).
  *
- *	lprobe OP PATH
+ *	lprobe OP PATH [NAME [HEX]]
  *
  * OP is one of
  *	stat      stat(2): "ok MODE" (st_mode in octal)
@@ -17,6 +17,9 @@
  *	xattrsize getxattr(2) of user.h with no buffer: "ok LENGTH"
  *	listxattr listxattr(2) into 64 KiB: "ok LENGTH"
  *	setxattr  setxattr(2) of user.h to "hostile-xattr-16": "ok"
+ *	xget NAME getxattr(2) of NAME into 64 KiB: "ok HEX" (the value in hex)
+ *	xset NAME HEX  setxattr(2) of NAME to the bytes HEX spells: "ok"
+ *	xdel NAME removexattr(2) of NAME: "ok"
  *	setlk     fcntl(F_SETLK) of a write lock on the whole file: "ok"
  *	getlk     fcntl(F_GETLK) of a write lock on the whole file:
  *		  "ok TYPE START LEN" (l_type, l_start, l_len)
@@ -73,6 +76,57 @@ static int list(const char *path)
 	return 0;
 }
 
+/* The bytes of the hex string @hex into @out (at most @max): their count, or -1. */
+static long unhex(const char *hex, unsigned char *out, size_t max)
+{
+	size_t n = strlen(hex) / 2, i;
+	unsigned int b;
+
+	if (strlen(hex) % 2 || n > max)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+			return -1;
+		out[i] = (unsigned char)b;
+	}
+	return (long)n;
+}
+
+/* xget, xset, xdel: the attribute named by argv[3] (xset: value argv[4]). */
+static int named_xattr(int argc, char **argv)
+{
+	static unsigned char val[65536];
+	long n, i;
+
+	if (!strcmp(argv[1], "xget") && argc == 4) {
+		n = getxattr(argv[2], argv[3], val, sizeof(val));
+		if (n < 0)
+			return fail();
+		printf("ok ");
+		for (i = 0; i < n; i++)
+			printf("%02x", val[i]);
+		printf("\n");
+		return 0;
+	}
+	if (!strcmp(argv[1], "xset") && argc == 5) {
+		n = unhex(argv[4], val, sizeof(val));
+		if (n < 0) {
+			fprintf(stderr, "lprobe: bad hex value %s\n", argv[4]);
+			return 2;
+		}
+		if (setxattr(argv[2], argv[3], val, (size_t)n, 0) < 0)
+			return fail();
+	} else if (!strcmp(argv[1], "xdel") && argc == 4) {
+		if (removexattr(argv[2], argv[3]) < 0)
+			return fail();
+	} else {
+		fprintf(stderr, "usage: lprobe xget|xdel PATH NAME, lprobe xset PATH NAME HEX\n");
+		return 2;
+	}
+	printf("ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[2 * PATH_MAX], xbuf[65536];
@@ -82,6 +136,8 @@ int main(int argc, char **argv)
 	long n, total = 0;
 	int fd;
 
+	if (argc > 1 && argv[1][0] == 'x' && argv[1][1] != 'a')
+		return named_xattr(argc, argv);
 	if (argc != 3) {
 		fprintf(stderr, "usage: lprobe stat|readlink|statfs|readdir|readall|getxattr|"
 			"xattrsize|listxattr|setxattr|setlk|getlk PATH\n");

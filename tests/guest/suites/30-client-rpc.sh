@@ -104,10 +104,12 @@ check "msize=2048 (below 4096) is refused" \
 	sh -c "! mount -t 9P -o proto=tcp,port=$P,msize=2048 127.0.0.1 $M"
 mounted $M && umount $M
 
-# fake_version NAME REPLY: mount over trans=fd against a scripted peer that
-# reads the 21-byte Tversion (version=9p2000.u) and answers with REPLY (printf
+# fake_version NAME REPLY [VOPT]: mount over trans=fd against a scripted peer
+# that reads the 21-byte Tversion (VOPT, default version=9p2000.u; "" asks for
+# the default, 9P2000.L, of the same length) and answers with REPLY (printf
 # octal escapes), then goes silent. Sets FAKE_RC and FAKE_LOG (new kernel log).
 fake_version() {
+	_v=${3-version=9p2000.u,}
 	_f=/tmp/fake.$1
 	rm -f "$_f.c2s" "$_f.s2c"
 	mkfifo "$_f.c2s" "$_f.s2c"
@@ -115,7 +117,7 @@ fake_version() {
 		sleep 8) &
 	_pid=$!
 	_n=$(dmesg | wc -l)
-	timeout 20 mount -t 9P -o trans=fd,rfdno=3,wfdno=4,version=9p2000.u,msize=65536,timeout=3 \
+	timeout 20 mount -t 9P -o trans=fd,rfdno=3,wfdno=4,${_v}msize=65536,timeout=3 \
 		none $M 3<> "$_f.s2c" 4<> "$_f.c2s" 2> /dev/null
 	FAKE_RC=$?
 	FAKE_LOG=$(dmesg | tail -n +$((_n + 1)))
@@ -130,6 +132,19 @@ if [ "$(printf '\023\000\000\000\145' | wc -c)" = 5 ]; then
 	case $FAKE_LOG in
 	*"speaks 9P2000, not 9P2000.u: using 9P2000"*) ok "a server answering 9P2000 to 9P2000.u: fallback to 9P2000" ;;
 	*) not_ok "a server answering 9P2000 to 9P2000.u: fallback to 9P2000"
+		printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
+	esac
+	# No version=: 9P2000.L is asked for, and the .u or 9P2000 answer taken.
+	fake_version dflt-u '\025\000\000\000\145\377\377\000\000\001\000\010\0009P2000.u' ""
+	case $FAKE_LOG in
+	*"speaks 9P2000.u, not 9P2000.L: using 9P2000.u"*) ok "no version=: asks for 9P2000.L, a server answering 9P2000.u gets 9P2000.u" ;;
+	*) not_ok "no version=: asks for 9P2000.L, a server answering 9P2000.u gets 9P2000.u"
+		printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
+	esac
+	fake_version dflt-legacy '\023\000\000\000\145\377\377\000\000\001\000\006\0009P2000' ""
+	case $FAKE_LOG in
+	*"speaks 9P2000, not 9P2000.L: using 9P2000"*) ok "no version=: a server answering 9P2000 to 9P2000.L gets 9P2000" ;;
+	*) not_ok "no version=: a server answering 9P2000 to 9P2000.L gets 9P2000"
 		printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
 	esac
 	fake_version unknown '\024\000\000\000\145\377\377\000\000\001\000\007\000unknown'

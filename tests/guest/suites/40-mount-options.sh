@@ -133,9 +133,9 @@ if good "port=$P,version=9p2000.L" 127.0.0.1 "9P2000.L" version=9p2000.L; then
 	umount_m
 fi
 
-# --- the seed's defaults ---------------------------------------------------
+# --- the defaults: the seed's, but 9P2000.L (as the in-tree client) asked for
 if good "port=$P" 127.0.0.1 "defaults" trans=tcp port=$P msize=9000 \
-	version=9p2000.u name=nobody uid=0 gid=0 access=user; then
+	version=9p2000.L name=nobody uid=0 gid=0 access=client; then
 	check "defaults: a file reads back" grep -qx "option test" $M/file
 	umount_m
 fi
@@ -193,7 +193,7 @@ good "port=$P,version=9p2000.L,access=client" 127.0.0.1 "access=client" access=c
 good "port=$P,version=9p2000,access=user" 127.0.0.1 "9P2000 access=user" access=any &&
 	umount_m
 mkdir -m 777 "$EXP/dflt"
-if good "port=$P,access=any,dfltuid=1234,dfltgid=5678" 127.0.0.1 "dfltuid=,dfltgid=" \
+if good "port=$P,version=9p2000.u,access=any,dfltuid=1234,dfltgid=5678" 127.0.0.1 "dfltuid=,dfltgid=" \
 	dfltuid=1234 dfltgid=5678; then
 	check "dfltuid=: an access=any mount attaches as it (files it makes are 1234's)" \
 		sh -c "echo x > $M/dflt/f && test \"\$(stat -c %u $EXP/dflt/f)\" = 1234"
@@ -202,7 +202,7 @@ fi
 rm -rf "$EXP/dflt"
 
 # --- owners: .u numeric ids, legacy mode through uid=/gid= ----------------
-if good "port=$P" 127.0.0.1 ".u owners"; then
+if good "port=$P,version=9p2000.u" 127.0.0.1 ".u owners"; then
 	check ".u: owner and group come from n_uid/n_gid" \
 		test "$(stat -c %u:%g $M/owned)" = 4321:8765
 	umount_m
@@ -216,7 +216,7 @@ if good "port=$P,noextend,uid=1234,gid=5678" 127.0.0.1 "noextend,uid=,gid=" \
 fi
 
 # --- special files and nodevmap -------------------------------------------
-if good "port=$P" 127.0.0.1 "devices mapped"; then
+if good "port=$P,version=9p2000.u" 127.0.0.1 "devices mapped"; then
 	check ".u: a fifo is a fifo" test -p $M/fifo
 	check ".u: a character device is one, 1:3" \
 		test "$(stat -c %F:%t:%T $M/null)" = "character special file:1:3"
@@ -224,7 +224,7 @@ if good "port=$P" 127.0.0.1 "devices mapped"; then
 		test "$(stat -c %F:%t:%T $M/blk)" = "block special file:7:0"
 	umount_m
 fi
-if good "port=$P,nodevmap" 127.0.0.1 "nodevmap" nodevmap; then
+if good "port=$P,version=9p2000.u,nodevmap" 127.0.0.1 "nodevmap" nodevmap; then
 	check "nodevmap: a fifo shows as a plain file" test -f $M/fifo
 	check "nodevmap: a device shows as a plain file" test -f $M/null
 	check "nodevmap: mknod of a fifo is refused" sh -c "! mkfifo $M/newfifo"
@@ -271,6 +271,31 @@ if good "port=$P,version=9p2000.u" 127.0.0.1 "9P2000.u xattrs"; then
 	umount_m
 fi
 rm -f "$EXP/xb"
+
+# --- posixacl: 9P2000.L with access=client only; EINVAL named otherwise ----
+# Without it the system.posix_acl_* names stay EOPNOTSUPP; 56-acl tests ACLs.
+ACL0=0200000001000600ffffffff04000400ffffffff20000400ffffffff
+echo x > "$EXP/xc"
+if good "port=$P,posixacl" 127.0.0.1 "posixacl" posixacl version=9p2000.L access=client; then
+	check "posixacl: setxattr of an ACL equal to the mode (0644) works" \
+		test "$($LPROBE xset $M/xc system.posix_acl_access $ACL0)" = ok
+	check "posixacl: the file reads" grep -qx x $M/xc
+	umount_m
+fi
+bad "port=$P,version=9p2000.u,posixacl" "posixacl needs 9P2000.L"
+bad "port=$P,version=9p2000,posixacl" "posixacl needs 9P2000.L"
+bad "port=$P,access=user,posixacl" "posixacl needs access=client"
+bad "port=$P,access=1234,posixacl" "posixacl needs access=client"
+bad "port=$P,noxattr,posixacl" "posixacl needs extended attributes"
+if good "port=$P" 127.0.0.1 "no posixacl" version=9p2000.L; then
+	check "no posixacl: /proc/mounts does not say posixacl" sh -c "! grep ' $M ' /proc/mounts | grep -q posixacl"
+	check "no posixacl: setxattr of system.posix_acl_access is EOPNOTSUPP" \
+		test "$($LPROBE xset $M/xc system.posix_acl_access $ACL0)" = "err 95"
+	check "no posixacl: getxattr of system.posix_acl_access is EOPNOTSUPP" \
+		test "$($LPROBE xget $M/xc system.posix_acl_access)" = "err 95"
+	umount_m
+fi
+rm -f "$EXP/xc"
 
 # --- afid: parsed and sent in Tattach; v9fsd has no auth and refuses it ----
 klog_mark
