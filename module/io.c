@@ -65,7 +65,8 @@ void ninep_zc_free(struct ninep_zc *zc)
  * write access for a read, @rd), advancing @it past them. Fewer bytes may
  * be taken (*@count says how many): a buffer in many small segments may
  * need more entries than a payload may have, and a fault ends the chunk
- * where it is. -EFAULT if not one byte could be taken.
+ * where it is. -EFAULT if not one byte could be taken. A read's pages are
+ * marked dirty.
  */
 static struct ninep_zc *zc_pin(const struct ninep_client *c,
 			       struct iov_iter *it, u32 *count, bool rd)
@@ -73,6 +74,7 @@ static struct ninep_zc *zc_pin(const struct ninep_client *c,
 	unsigned int max = NINEP_ZC_MAX_PAGES(c->msize);
 	struct ninep_zc *zc;
 	struct page **pages;
+	unsigned int i;
 	ssize_t n = 0;
 	u32 got = 0;
 
@@ -84,7 +86,7 @@ static struct ninep_zc *zc_pin(const struct ninep_client *c,
 	zc->nr = 0;
 	zc->rd = rd;
 	while (got < *count && zc->nr < max) {
-		unsigned int i, np;
+		unsigned int np;
 		size_t off, done = 0;
 
 		n = iov_iter_get_pages2(it, pages, *count - got, max - zc->nr,
@@ -110,6 +112,13 @@ static struct ninep_zc *zc_pin(const struct ninep_client *c,
 		kfree(zc);
 		return ERR_PTR(n < 0 ? n : -EFAULT);
 	}
+	/*
+	 * Dirty before the device writes, as direct I/O does: the pages are
+	 * then put without a page lock when the reply comes, unless they were
+	 * written back meanwhile (see trans_virtio.c).
+	 */
+	for (i = 0; rd && i < zc->nr; i++)
+		set_page_dirty_lock(zc->bv[i].bv_page);
 	*count = got;
 	return zc;
 }

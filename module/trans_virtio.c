@@ -16,9 +16,13 @@
  * the caller's pages follow in the scatterlist, so the device reads a
  * Twrite's data from them and writes an Rread's data into them. The block
  * holds the page references from the moment it is posted until the device
- * hands it back (or the device goes), however long the caller waits; they
- * are put, a Tread's pages marked dirty first, from a work item, since that
- * may sleep on a page lock and the receiver must never wait for one.
+ * hands it back (or the device goes), however long the caller waits. The
+ * client marked a Tread's pages dirty before sending, as direct I/O does;
+ * when the reply is handed out, the pages are put at once if they are all
+ * still dirty. Otherwise (written back meanwhile), and for a block handed
+ * back in the interrupt callback unanswered, a work item puts them, marking
+ * a Tread's dirty again first: that may sleep on a page lock, which the
+ * receiver must never wait for (its holder may be waiting for a reply).
  *
  * Blocks are kept for reuse, a few per channel: a fresh one costs more than
  * the copies (a large allocation is zeroed first on kernels that initialise
@@ -217,6 +221,22 @@ static void vt_buf_unpin(struct vt_buf *b)
 			set_page_dirty_lock(page);
 		put_page(page);
 	}
+	b->pinned = 0;
+}
+
+/*
+ * Put @b's pages now if that needs no page lock: a Twrite's, or a Tread's
+ * that are all still dirty. Process context.
+ */
+static void vt_buf_unpin_fast(struct vt_buf *b)
+{
+	unsigned int i;
+
+	for (i = 0; b->zc_rd && i < b->pinned; i++)
+		if (!PageDirty(sg_page(&b->sg[b->zc_first + i])))
+			return;
+	for (i = 0; i < b->pinned; i++)
+		put_page(sg_page(&b->sg[b->zc_first + i]));
 	b->pinned = 0;
 }
 
@@ -794,6 +814,7 @@ static int vt_recv_nb(struct ninep_trans *t, void *buf, size_t len)
 		ch->cur_off += take;
 		if (ch->cur_off == b->rlen) {
 			ch->cur = NULL;
+			vt_buf_unpin_fast(b);
 			vt_buf_put(ch, b);
 		}
 	}
