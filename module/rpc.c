@@ -105,6 +105,8 @@ void ninep_req_put(struct ninep_req *req)
 		return;
 	buf_free(req->clnt, req->tbuf, req->tpooled);
 	buf_free(req->clnt, req->rbuf, req->rpooled);
+	if (req->zc)
+		ninep_zc_free(req->zc);
 	kmem_cache_free(req_cache, req);
 	atomic_dec(&live_reqs);
 }
@@ -405,8 +407,34 @@ int ninep_req_pack(struct ninep_client *c, struct ninep_req *req,
 
 static void trace_send(struct ninep_client *c, struct ninep_req *req)
 {
-	clnt_dbg(c, NINEP_DEBUG_9P, ">>> %s tag %u size %u\n",
-		 v9p_type_name(req->ttype), req->tag, req->tlen);
+	clnt_dbg(c, NINEP_DEBUG_9P, ">>> %s tag %u size %u%s\n",
+		 v9p_type_name(req->ttype), req->tag, req->tlen,
+		 req->zc ? " + pages" : "");
+}
+
+/*
+ * Write @req from byte @off: all of it (0 or a negative errno) if @block,
+ * else what fits now (bytes written or a negative errno). A zero-copy
+ * request goes whole or not at all.
+ */
+static int tx_write(struct ninep_client *c, struct ninep_req *req, u32 off,
+		    bool block)
+{
+	const struct ninep_trans_ops *ops = c->trans.ops;
+	int err;
+
+	if (req->zc) {
+		err = ops->send_zc(&c->trans, req->tbuf, req->tlen, req->zc,
+				   block);
+		if (err == -EAGAIN && !block)
+			return 0;
+		if (err || block)
+			return err;
+		return req->tlen;
+	}
+	if (block)
+		return ops->send(&c->trans, req->tbuf + off, req->tlen - off);
+	return ops->send_nb(&c->trans, req->tbuf + off, req->tlen - off);
 }
 
 /*
@@ -446,7 +474,7 @@ int ninep_req_send(struct ninep_client *c, struct ninep_req *req)
 	}
 
 	trace_send(c, req);
-	n = ops->send_nb(&c->trans, req->tbuf, req->tlen);
+	n = tx_write(c, req, 0, false);
 	spin_lock(&c->lock);
 	if (n >= 0 && n < req->tlen && !c->dead) {
 		refcount_inc(&req->ref);
@@ -836,6 +864,28 @@ fail:
 	return err;
 }
 
+/*
+ * Decode the reply in rbuf. The Rread of a zero-copy Tread comes as its
+ * header alone (see send_zc in trans.h): count[4] tells how many bytes the
+ * device put into the pages, which the transport checked against them.
+ */
+static int rx_unpack(struct ninep_client *c, struct ninep_req *req)
+{
+	struct v9p_fcall *rc = &req->rc;
+	__le32 count;
+
+	if (req->zc && req->zc->rd && req->rbuf[4] == V9P_RREAD &&
+	    req->rlen == V9P_RREAD_HDRSZ) {
+		memcpy(&count, req->rbuf + V9P_HDRSZ, sizeof(count));
+		memset(rc, 0, sizeof(*rc));
+		rc->type = V9P_RREAD;
+		rc->tag = req->tag;
+		rc->rread.count = le32_to_cpu(count);
+		return 0;
+	}
+	return v9p_unpack(req->rbuf, req->rlen, c->dialect, c->msize, rc);
+}
+
 /* The whole reply is in: decode it and retire its request. */
 static int rx_complete(struct ninep_client *c)
 {
@@ -846,7 +896,7 @@ static int rx_complete(struct ninep_client *c)
 	c->rx_req = NULL;
 	c->rx_got = 0;
 	req->rlen = c->rx_size;
-	err = v9p_unpack(req->rbuf, req->rlen, c->dialect, c->msize, &req->rc);
+	err = rx_unpack(c, req);
 	if (err) {
 		pr_err("malformed %s (tag %u, %u bytes): %d\n",
 		       v9p_type_name(req->rbuf[4]), req->tag, req->rlen, err);
@@ -1211,8 +1261,7 @@ int ninep_tx_thread(void *data)
 
 		if (!off)
 			trace_send(c, req);
-		err = c->trans.ops->send(&c->trans, req->tbuf + off,
-					 req->tlen - off);
+		err = tx_write(c, req, off, true);
 		ninep_req_put(req);
 		spin_lock(&c->lock);
 		c->tx_busy = false;

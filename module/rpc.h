@@ -60,6 +60,11 @@ struct ninep_req {
 	u8 *rbuf;
 	u32 rcap;
 	u32 rlen;
+	/*
+	 * Tread/Twrite whose payload is the caller's pages (send_zc): a
+	 * Tread's reply then comes without its data, which is in the pages.
+	 */
+	struct ninep_zc *zc;
 	struct v9p_fcall rc;		/* decoded reply; views into rbuf */
 };
 
@@ -140,6 +145,9 @@ void ninep_rx_readable(struct ninep_trans *t);
 int ninep_rx_thread(void *data);
 void ninep_rx_run_deferred(struct ninep_client *c);
 int ninep_tx_thread(void *data);
+
+/* io.c */
+void ninep_zc_free(struct ninep_zc *zc);
 
 /* client.c */
 struct ninep_fid *ninep_fid_new(struct ninep_client *c);

@@ -10,10 +10,29 @@
 #ifndef NINEP_TRANS_H
 #define NINEP_TRANS_H
 
+#include <linux/bvec.h>
 #include <linux/types.h>
 
 struct ninep_client_opts;
 struct ninep_trans;
+
+/*
+ * The payload of a zero-copy Tread or Twrite: pages of the caller's buffer,
+ * each with a reference held, at most NINEP_ZC_MAX_PAGES(msize) of them.
+ * Whoever holds the references puts them: the client until send_zc() posted
+ * the message, the transport from then on (it sets nr to 0), since the
+ * device may touch the pages for as long as it holds the message, however
+ * long the caller waits.
+ */
+struct ninep_zc {
+	unsigned int nr;		/* entries of bv[] holding a reference */
+	u32 len;			/* payload bytes in bv[] */
+	bool rd;			/* Tread: the device writes the pages */
+	struct bio_vec bv[];
+};
+
+/* Pages one zero-copy payload may span: its bytes, plus one at each end. */
+#define NINEP_ZC_MAX_PAGES(msize)	((msize) / PAGE_SIZE + 2)
 
 struct ninep_trans_ops {
 	const char *name;
@@ -48,6 +67,20 @@ struct ninep_trans_ops {
 	 * are in flight. May sleep.
 	 */
 	void (*ack)(struct ninep_trans *t);
+	/*
+	 * Optional: send the Tread or Twrite at @buf (@len bytes: the whole
+	 * Tread, or a Twrite's header) with @zc as its payload, the device
+	 * moving the bytes to or from the pages itself. A Twrite's data
+	 * follows @buf on the wire; a Tread's reply is received with its data
+	 * already in the pages: recv/recv_nb hand out its first
+	 * V9P_RREAD_HDRSZ bytes only, size[4] saying so (count[4] says how
+	 * many bytes the pages got). Any other reply to it (an error) comes
+	 * whole. Blocks while there is no room if @block, else fails with
+	 * -EAGAIN. 0 once posted (the references in @zc are then the
+	 * transport's) or a negative errno (they stay the caller's).
+	 */
+	int (*send_zc)(struct ninep_trans *t, const void *buf, size_t len,
+		       struct ninep_zc *zc, bool block);
 	/* Unblock send/recv for good (shutdown); the transport stays allocated. */
 	void (*abort)(struct ninep_trans *t);
 	/* Release everything connect() took. After abort() or instead of it. */

@@ -11,6 +11,19 @@
  * handed out by recv/recv_nb byte for byte, a cursor keeping the place in
  * the reply being read.
  *
+ * Large reads and writes of user buffers skip both copies (send_zc): the
+ * block holds the Tread or the Twrite's header and the reply's header, and
+ * the caller's pages follow in the scatterlist, so the device reads a
+ * Twrite's data from them and writes an Rread's data into them. The block
+ * holds the page references from the moment it is posted until the device
+ * hands it back (or the device goes), however long the caller waits. The
+ * client marked a Tread's pages dirty before sending, as direct I/O does;
+ * when the reply is handed out, the pages are put at once if they are all
+ * still dirty. Otherwise (written back meanwhile), and for a block handed
+ * back in the interrupt callback unanswered, a work item puts them, marking
+ * a Tread's dirty again first: that may sleep on a page lock, which the
+ * receiver must never wait for (its holder may be waiting for a reply).
+ *
  * Blocks are kept for reuse, a few per channel: a fresh one costs more than
  * the copies (a large allocation is zeroed first on kernels that initialise
  * memory on allocation, and a vmalloc'd one is mapped and later unmapped
@@ -28,6 +41,7 @@
 
 #include <linux/errno.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -45,6 +59,7 @@
 #include <linux/virtio_ring.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "client.h"
 #include "trans.h"
@@ -63,13 +78,16 @@
 
 /*
  * A small block is one kmalloc of this size, header included: every request
- * whose message and reply room fit. Blocks kept for reuse per channel, by
+ * whose message and reply room fit, and every zero-copy one, for which its
+ * scatterlist has room for the pages of a whole payload. Blocks kept for reuse per channel, by
  * class: at most VT_KEEP_BIG x (msize + VT_SMALL_REPLY) bytes stay
  * allocated per mount between requests.
  */
 #define VT_SMALL_BLOCK		(16 * 1024)
 #define VT_KEEP_SMALL		16
 #define VT_KEEP_BIG		8
+/* Entries of a small block's scatterlist: two areas, one payload's pages. */
+#define VT_SMALL_SG		(2 + NINEP_ZC_MAX_PAGES(NINEP_VIRTIO_MAX_MSIZE))
 
 /*
  * One request: the message and the room for its reply in one block, with
@@ -88,7 +106,14 @@ struct vt_buf {
 	size_t cap;			/* bytes at data */
 	bool big;			/* data is pages of its own */
 	unsigned int maxsg;		/* entries sg[] has room for */
-	unsigned int nsg;		/* entries in use */
+	unsigned int nout;		/* entries of the message, */
+	unsigned int nin;		/* then of the reply room */
+	/* Zero-copy: the payload's pages are zc_nr entries from zc_first. */
+	unsigned int zc_first;
+	unsigned int zc_nr;
+	u32 zc_len;			/* payload bytes in them */
+	bool zc_rd;			/* a Tread: the device writes them */
+	unsigned int pinned;		/* page references this block holds */
 	struct scatterlist sg[];
 };
 
@@ -116,6 +141,8 @@ struct vt_chan {
 	struct list_head free_big;	/* holds none of them */
 	unsigned int nfree_small;
 	unsigned int nfree_big;
+	struct list_head reap;		/* handed back, pages to put */
+	struct work_struct reap_work;
 
 	/* Owned by the receiver (recv/recv_nb never run concurrently). */
 	struct vt_buf *cur;		/* reply being handed out */
@@ -179,8 +206,44 @@ static size_t vt_hdr_size(unsigned int nsg)
 	return struct_size(b, sg, nsg);
 }
 
+/*
+ * Put the page references @b holds, a Tread's pages marked dirty first, as
+ * direct I/O does: the device wrote them. May sleep (the page lock).
+ */
+static void vt_buf_unpin(struct vt_buf *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->pinned; i++) {
+		struct page *page = sg_page(&b->sg[b->zc_first + i]);
+
+		if (b->zc_rd && !PageDirty(page))
+			set_page_dirty_lock(page);
+		put_page(page);
+	}
+	b->pinned = 0;
+}
+
+/*
+ * Put @b's pages now if that needs no page lock: a Twrite's, or a Tread's
+ * that are all still dirty. Process context.
+ */
+static void vt_buf_unpin_fast(struct vt_buf *b)
+{
+	unsigned int i;
+
+	for (i = 0; b->zc_rd && i < b->pinned; i++)
+		if (!PageDirty(sg_page(&b->sg[b->zc_first + i])))
+			return;
+	for (i = 0; i < b->pinned; i++)
+		put_page(sg_page(&b->sg[b->zc_first + i]));
+	b->pinned = 0;
+}
+
+/* Frees @b and puts its pages: a context that may sleep. */
 static void vt_buf_free(struct vt_buf *b)
 {
+	vt_buf_unpin(b);
 	if (b->big) {
 		if (is_vmalloc_addr(b->data))
 			vfree(b->data);
@@ -203,21 +266,27 @@ static void vt_buf_free_list(struct list_head *list)
  * is sized for msize so that it serves any later request of the mount.
  * Called in a NOFS scope.
  */
+static bool vt_small(size_t need)
+{
+	return need + vt_hdr_size(VT_SMALL_SG) <= VT_SMALL_BLOCK;
+}
+
 static struct vt_buf *vt_buf_alloc(struct vt_chan *ch, size_t need)
 {
-	size_t hdr = vt_hdr_size(2);
+	size_t hdr = vt_hdr_size(VT_SMALL_SG);
 	struct vt_buf *b;
 	size_t cap;
 	void *data;
 
-	if (hdr + need <= VT_SMALL_BLOCK) {
+	if (vt_small(need)) {
 		b = kmalloc(VT_SMALL_BLOCK, GFP_KERNEL);
 		if (!b)
 			return NULL;
 		b->data = (u8 *)b + hdr;
 		b->cap = VT_SMALL_BLOCK - hdr;
 		b->big = false;
-		b->maxsg = 2;
+		b->maxsg = VT_SMALL_SG;
+		b->pinned = 0;
 		return b;
 	}
 	cap = PAGE_ALIGN(max_t(size_t, need,
@@ -243,6 +312,7 @@ static struct vt_buf *vt_buf_alloc(struct vt_chan *ch, size_t need)
 	b->cap = cap;
 	b->big = true;
 	b->maxsg = is_vmalloc_addr(data) ? cap / PAGE_SIZE + 2 : 2;
+	b->pinned = 0;
 	return b;
 }
 
@@ -253,7 +323,7 @@ static struct vt_buf *vt_buf_reuse(struct vt_chan *ch, size_t need)
 	unsigned long flags;
 	bool small;
 
-	small = need + vt_hdr_size(2) <= VT_SMALL_BLOCK;
+	small = vt_small(need);
 	spin_lock_irqsave(&ch->lock, flags);
 	if (small && ch->nfree_small) {
 		b = list_first_entry(&ch->free_small, struct vt_buf, node);
@@ -277,8 +347,9 @@ static struct vt_buf *vt_buf_reuse(struct vt_chan *ch, size_t need)
 
 /*
  * Done with @b, which the device does not hold: keep it for the next
- * request if the channel has a connection and room, else free it. Any
- * context; takes ch->lock.
+ * request if the channel has a connection and room, else free it. Its
+ * pages, if it holds some, go first, from the reap work. Any context;
+ * takes ch->lock.
  */
 static void vt_buf_put(struct vt_chan *ch, struct vt_buf *b)
 {
@@ -286,6 +357,12 @@ static void vt_buf_put(struct vt_chan *ch, struct vt_buf *b)
 	bool kept = false;
 
 	spin_lock_irqsave(&ch->lock, flags);
+	if (b->pinned) {
+		list_add_tail(&b->node, &ch->reap);
+		spin_unlock_irqrestore(&ch->lock, flags);
+		schedule_work(&ch->reap_work);
+		return;
+	}
 	if (ch->t && !ch->dead) {
 		if (!b->big && ch->nfree_small < VT_KEEP_SMALL) {
 			list_add(&b->node, &ch->free_small);
@@ -302,6 +379,24 @@ static void vt_buf_put(struct vt_chan *ch, struct vt_buf *b)
 		vt_buf_free(b);
 }
 
+/* The reap work: put the pages of blocks handed back, then the blocks. */
+static void vt_reap(struct work_struct *work)
+{
+	struct vt_chan *ch = container_of(work, struct vt_chan, reap_work);
+	struct vt_buf *b, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&ch->lock, flags);
+	list_splice_init(&ch->reap, &list);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	list_for_each_entry_safe(b, tmp, &list, node) {
+		list_del(&b->node);
+		vt_buf_unpin(b);
+		vt_buf_put(ch, b);
+	}
+}
+
 /* Take the kept blocks off @ch onto @list; ch->lock held. */
 static void vt_free_lists_take(struct vt_chan *ch, struct list_head *list)
 {
@@ -311,34 +406,94 @@ static void vt_free_lists_take(struct vt_chan *ch, struct list_head *list)
 	ch->nfree_big = 0;
 }
 
-/* Copy @msg into a request block; NULL without memory. */
-static struct vt_buf *vt_buf_new(struct vt_chan *ch, const void *msg,
-				 size_t len)
+/* A block, kept or new, with room for @need bytes; NULL without memory. */
+static struct vt_buf *vt_buf_get(struct vt_chan *ch, size_t need)
 {
 	unsigned int nofs;
 	struct vt_buf *b;
-	u32 rcap;
 
-	rcap = vt_reply_room(msg, len, READ_ONCE(ch->msize));
-	b = vt_buf_reuse(ch, len + rcap);
+	b = vt_buf_reuse(ch, need);
 	if (!b) {
 		/* A scope rather than GFP_NOFS: 6.1's vmalloc() takes no gfp. */
 		nofs = memalloc_nofs_save();
-		b = vt_buf_alloc(ch, len + rcap);
+		b = vt_buf_alloc(ch, need);
 		memalloc_nofs_restore(nofs);
-		if (!b)
-			return NULL;
 	}
+	return b;
+}
+
+/* Scatterlist entries of @len bytes at @p (see vt_map()). */
+static unsigned int vt_nents(const void *p, size_t len)
+{
+	return is_vmalloc_addr(p) ? vt_pages(p, len) : 1;
+}
+
+static void vt_map_zc(struct vt_buf *b, unsigned int at,
+		      const struct ninep_zc *zc)
+{
+	unsigned int i;
+
+	for (i = 0; i < zc->nr; i++)
+		sg_set_page(&b->sg[at + i], zc->bv[i].bv_page,
+			    zc->bv[i].bv_len, zc->bv[i].bv_offset);
+	b->zc_first = at;
+	b->zc_nr = zc->nr;
+	b->zc_len = zc->len;
+	b->zc_rd = zc->rd;
+}
+
+/*
+ * Fill @b with the message @msg and describe it to the device: the message
+ * (and a Twrite's pages of @zc), then the reply room (only the header of
+ * an Rread for a Tread of @zc, then its pages). -EMSGSIZE if the
+ * scatterlist has no room for that.
+ */
+static int vt_buf_fill(struct vt_buf *b, const void *msg, size_t len,
+		       u32 rcap, const struct ninep_zc *zc)
+{
+	bool zc_out = zc && !zc->rd, zc_in = zc && zc->rd;
+	u32 room = zc_in ? V9P_RREAD_HDRSZ : rcap;
+	unsigned int nout, nin;
+
 	b->tbuf = b->data;
 	b->rbuf = b->tbuf + len;
 	b->tlen = len;
 	b->rcap = rcap;
 	b->rlen = 0;
+	b->zc_nr = 0;
+	b->zc_rd = false;
+	b->pinned = 0;
 	memcpy(b->tbuf, msg, len);
-	b->nsg = vt_pages(b->tbuf, len) + vt_pages(b->rbuf, rcap);
-	if (!is_vmalloc_addr(b->data))
-		b->nsg = 2;
-	if (WARN_ON_ONCE(b->nsg > b->maxsg)) {
+	nout = vt_nents(b->tbuf, len) + (zc_out ? zc->nr : 0);
+	nin = vt_nents(b->rbuf, room) + (zc_in ? zc->nr : 0);
+	if (WARN_ON_ONCE(nout + nin > b->maxsg))
+		return -EMSGSIZE;
+	sg_init_table(b->sg, nout + nin);
+	vt_map(b->sg, b->tbuf, len);
+	if (zc_out)
+		vt_map_zc(b, nout - zc->nr, zc);
+	sg_mark_end(&b->sg[nout - 1]);
+	vt_map(b->sg + nout, b->rbuf, room);
+	if (zc_in)
+		vt_map_zc(b, nout + nin - zc->nr, zc);
+	sg_mark_end(&b->sg[nout + nin - 1]);
+	b->nout = nout;
+	b->nin = nin;
+	return 0;
+}
+
+/* Copy @msg into a request block; NULL without memory. */
+static struct vt_buf *vt_buf_new(struct vt_chan *ch, const void *msg,
+				 size_t len)
+{
+	struct vt_buf *b;
+	u32 rcap;
+
+	rcap = vt_reply_room(msg, len, READ_ONCE(ch->msize));
+	b = vt_buf_get(ch, len + rcap);
+	if (!b)
+		return NULL;
+	if (vt_buf_fill(b, msg, len, rcap, NULL)) {
 		vt_buf_free(b);
 		return NULL;
 	}
@@ -352,18 +507,9 @@ static struct vt_buf *vt_buf_new(struct vt_chan *ch, const void *msg,
  */
 static int vt_post(struct vt_chan *ch, struct vt_buf *b, u64 *seen)
 {
-	struct scatterlist *sgs[2];
-	unsigned int nout, nin;
+	struct scatterlist *sgs[2] = { b->sg, b->sg + b->nout };
 	unsigned long flags;
 	int err;
-
-	sg_init_table(b->sg, b->nsg);
-	nout = vt_map(b->sg, b->tbuf, b->tlen);
-	sg_mark_end(&b->sg[nout - 1]);
-	nin = vt_map(b->sg + nout, b->rbuf, b->rcap);
-	sg_mark_end(&b->sg[nout + nin - 1]);
-	sgs[0] = b->sg;
-	sgs[1] = b->sg + nout;
 
 	spin_lock_irqsave(&ch->lock, flags);
 	if (ch->dead || ch->aborted || ch->err) {
@@ -371,19 +517,22 @@ static int vt_post(struct vt_chan *ch, struct vt_buf *b, u64 *seen)
 		goto out;
 	}
 	/* Without indirect descriptors a chain must fit the ring itself. */
-	if (nout + nin > virtqueue_get_vring_size(ch->vq) &&
+	if (b->nout + b->nin > virtqueue_get_vring_size(ch->vq) &&
 	    !virtio_has_feature(ch->vdev, VIRTIO_RING_F_INDIRECT_DESC)) {
 		err = -EMSGSIZE;
 		goto out;
 	}
 	b->gen = ch->gen;
 	err = virtqueue_add_sgs(ch->vq, sgs, 1, 1, b, GFP_ATOMIC);
-	if (!err)
+	if (!err) {
+		/* The device may touch the pages now: they are the block's. */
+		b->pinned = b->zc_nr;
 		virtqueue_kick(ch->vq);
-	else if (err == -ENOSPC)
+	} else if (err == -ENOSPC) {
 		*seen = ch->completions;
-	else if (err != -ENOMEM)
+	} else if (err != -ENOMEM) {
 		err = -EIO;
+	}
 out:
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (err == -ENOMEM) {
@@ -404,12 +553,40 @@ static bool vt_room(struct vt_chan *ch, u64 seen)
 	return ret;
 }
 
+/*
+ * Post @b, waiting (killably) while the ring is full if @block, else
+ * failing with -EAGAIN then. 0 or a negative errno.
+ */
+static int vt_post_wait(struct ninep_trans *t, struct vt_buf *b, bool block)
+{
+	struct vt_chan *ch = t->priv;
+	u64 seen = 0;
+	int err;
+
+	for (;;) {
+		err = vt_post(ch, b, &seen);
+		if (err != -ENOSPC)
+			break;
+		if (!block)
+			return -EAGAIN;
+		if (!seen) {
+			/* No memory for the descriptor table: let others run. */
+			if (schedule_timeout_killable(HZ / 50))
+				return -EINTR;
+			continue;
+		}
+		ninep_trans_dbg(t, "virtio %s: ring full, waiting\n", ch->tag);
+		if (wait_event_killable(ch->wq, vt_room(ch, seen)))
+			return -EINTR;
+	}
+	return err;
+}
+
 /* Blocks (killably) while the ring is full. */
 static int vt_send(struct ninep_trans *t, const void *buf, size_t len)
 {
 	struct vt_chan *ch = t->priv;
 	struct vt_buf *b;
-	u64 seen = 0;
 	int err;
 
 	if (len < VT_HDRSZ)
@@ -417,24 +594,7 @@ static int vt_send(struct ninep_trans *t, const void *buf, size_t len)
 	b = vt_buf_new(ch, buf, len);
 	if (!b)
 		return -ENOMEM;
-	for (;;) {
-		err = vt_post(ch, b, &seen);
-		if (err != -ENOSPC)
-			break;
-		if (!seen) {
-			/* No memory for the descriptor table: let others run. */
-			if (schedule_timeout_killable(HZ / 50)) {
-				err = -EINTR;
-				break;
-			}
-			continue;
-		}
-		ninep_trans_dbg(t, "virtio %s: ring full, waiting\n", ch->tag);
-		if (wait_event_killable(ch->wq, vt_room(ch, seen))) {
-			err = -EINTR;
-			break;
-		}
-	}
+	err = vt_post_wait(t, b, true);
 	if (err)
 		vt_buf_put(ch, b);
 	return err;
@@ -445,7 +605,6 @@ static int vt_send_nb(struct ninep_trans *t, const void *buf, size_t len)
 {
 	struct vt_chan *ch = t->priv;
 	struct vt_buf *b;
-	u64 seen;
 	int err;
 
 	if (len < VT_HDRSZ)
@@ -453,12 +612,95 @@ static int vt_send_nb(struct ninep_trans *t, const void *buf, size_t len)
 	b = vt_buf_new(ch, buf, len);
 	if (!b)
 		return 0;	/* send() retries from the tx thread */
-	err = vt_post(ch, b, &seen);
+	err = vt_post_wait(t, b, false);
 	if (err) {
 		vt_buf_put(ch, b);
-		return err == -ENOSPC ? 0 : err;
+		return err == -EAGAIN ? 0 : err;
 	}
 	return len;
+}
+
+/*
+ * The message and both headers in a small block, the payload in @zc's
+ * pages. The reply room past the Rread header takes an error reply that
+ * spilled into the pages (see vt_zc_reply()).
+ */
+static int vt_send_zc(struct ninep_trans *t, const void *buf, size_t len,
+		      struct ninep_zc *zc, bool block)
+{
+	struct vt_chan *ch = t->priv;
+	struct vt_buf *b;
+	int err;
+
+	if (len < VT_HDRSZ || !vt_small(len + VT_SMALL_REPLY))
+		return -EINVAL;
+	b = vt_buf_get(ch, len + VT_SMALL_REPLY);
+	if (!b)
+		return block ? -ENOMEM : -EAGAIN;
+	err = vt_buf_fill(b, buf, len, VT_SMALL_REPLY, zc);
+	if (!err)
+		err = vt_post_wait(t, b, block);
+	if (err) {
+		vt_buf_put(ch, b);
+		return err;
+	}
+	zc->nr = 0;	/* the references are the block's now */
+	return 0;
+}
+
+/* Copy @len bytes at @off of @b's zero-copy payload to @to. */
+static void vt_zc_copy_out(struct vt_buf *b, u32 off, u8 *to, u32 len)
+{
+	struct scatterlist *sg = &b->sg[b->zc_first];
+
+	for (; len; sg++) {
+		u32 take;
+
+		if (off >= sg->length) {
+			off -= sg->length;
+			continue;
+		}
+		take = min(len, sg->length - off);
+		memcpy_from_page(to, sg_page(sg), sg->offset + off, take);
+		to += take;
+		len -= take;
+		off = 0;
+	}
+}
+
+/*
+ * The reply to a zero-copy Tread, @b->rlen bytes: an Rread is handed out as
+ * its header alone, size[4] made to say so, its count[4] the bytes in the
+ * pages; any other reply (an error) that went on past the header room into
+ * the pages is put back together behind the header. 0 or -EPROTO.
+ */
+static int vt_zc_reply(struct vt_chan *ch, struct vt_buf *b)
+{
+	if (b->rbuf[4] == V9P_RREAD) {
+		if (b->rlen < V9P_RREAD_HDRSZ ||
+		    vt_le32(b->rbuf + VT_HDRSZ) != b->rlen - V9P_RREAD_HDRSZ) {
+			pr_err_ratelimited("virtio %s: Rread of %u bytes says count %u\n",
+					   ch->tag, b->rlen,
+					   b->rlen < V9P_RREAD_HDRSZ ? 0 :
+					   vt_le32(b->rbuf + VT_HDRSZ));
+			return -EPROTO;
+		}
+		b->rbuf[0] = V9P_RREAD_HDRSZ;
+		b->rbuf[1] = 0;
+		b->rbuf[2] = 0;
+		b->rbuf[3] = 0;
+		b->rlen = V9P_RREAD_HDRSZ;
+		return 0;
+	}
+	if (b->rlen > b->rcap) {
+		pr_err_ratelimited("virtio %s: error reply of %u bytes to a Tread\n",
+				   ch->tag, b->rlen);
+		return -EPROTO;
+	}
+	if (b->rlen > V9P_RREAD_HDRSZ)
+		vt_zc_copy_out(b, 0, b->rbuf + V9P_RREAD_HDRSZ,
+			       b->rlen - V9P_RREAD_HDRSZ);
+	return 0;
 }
 
 /*
@@ -467,14 +709,15 @@ static int vt_send_nb(struct ninep_trans *t, const void *buf, size_t len)
  */
 static int vt_check_reply(struct vt_chan *ch, struct vt_buf *b, u32 used)
 {
+	u32 room = b->zc_rd ? V9P_RREAD_HDRSZ + b->zc_len : b->rcap;
 	u32 size;
 
 	/* A flushed request comes back unanswered, with nothing written. */
 	if (!used)
 		return 1;
-	if (used < VT_HDRSZ || used > b->rcap) {
+	if (used < VT_HDRSZ || used > room) {
 		pr_err_ratelimited("virtio %s: device wrote %u bytes into a %u byte reply buffer\n",
-				   ch->tag, used, b->rcap);
+				   ch->tag, used, room);
 		return -EPROTO;
 	}
 	size = vt_le32(b->rbuf);
@@ -484,7 +727,7 @@ static int vt_check_reply(struct vt_chan *ch, struct vt_buf *b, u32 used)
 		return -EPROTO;
 	}
 	b->rlen = size;
-	return 0;
+	return b->zc_rd ? vt_zc_reply(ch, b) : 0;
 }
 
 /* The vq callback: interrupt context. */
@@ -571,6 +814,7 @@ static int vt_recv_nb(struct ninep_trans *t, void *buf, size_t len)
 		ch->cur_off += take;
 		if (ch->cur_off == b->rlen) {
 			ch->cur = NULL;
+			vt_buf_unpin_fast(b);
 			vt_buf_put(ch, b);
 		}
 	}
@@ -690,6 +934,8 @@ static void vt_close(struct ninep_trans *t)
 	mutex_unlock(&vt_lock);
 	vt_buf_free_list(&drop);
 	if (free_ch) {
+		/* The last reply handed out may have queued its pages. */
+		flush_work(&ch->reap_work);
 		kfree(ch->tag);
 		kfree(ch);
 	}
@@ -728,6 +974,7 @@ const struct ninep_trans_ops ninep_trans_virtio = {
 	.send_nb = vt_send_nb_tracked,
 	.recv = vt_recv,
 	.recv_nb = vt_recv_nb,
+	.send_zc = vt_send_zc,
 	.abort = vt_abort,
 	.close = vt_close,
 };
@@ -786,6 +1033,8 @@ static int vt_probe(struct virtio_device *vdev)
 	INIT_LIST_HEAD(&ch->done);
 	INIT_LIST_HEAD(&ch->free_small);
 	INIT_LIST_HEAD(&ch->free_big);
+	INIT_LIST_HEAD(&ch->reap);
+	INIT_WORK(&ch->reap_work, vt_reap);
 	ch->vdev = vdev;
 	ch->msize = NINEP_VIRTIO_MAX_MSIZE;
 	vdev->priv = ch;
@@ -843,6 +1092,8 @@ static void vt_remove(struct virtio_device *vdev)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	vt_buf_free_list(&drop);
 	vdev->config->del_vqs(vdev);
+	/* No callback is left to queue more; the pages go before the module. */
+	flush_work(&ch->reap_work);
 	vdev->priv = NULL;
 	if (free_ch) {
 		kfree(ch->tag);

@@ -15,6 +15,17 @@
  *	readseq       one read(2) of COUNT bytes from offset 0 that must give
  *	              the stream hostile-9p -m stream sends: byte p is p % 251;
  *	              prints "bad at P" for the first byte out of place
+ *	read-ro       read(2) of COUNT bytes into a PROT_READ mapping
+ *	write-ro      write(2) of COUNT bytes from a PROT_READ mapping
+ *
+ *	ioprobe copy|copyv|copy-direct SRC DST BUFSZ ALIGN
+ *
+ * copies SRC to DST (created, truncated) to the end: read(2) then write(2) of
+ * what was read, through one buffer of BUFSZ bytes that starts ALIGN bytes
+ * into a page. copyv uses readv(2)/writev(2) with the buffer cut into five
+ * iovecs of uneven sizes, each at an odd address in a page of its own;
+ * copy-direct opens both files O_DIRECT where their filesystem takes it.
+ * A short write is "err 5" (EIO).
  *
  * It prints "ok N" (N bytes, or 0 for open) or "err N" (the errno) and exits
  * 0; it prints "timeout" and exits 3 when an AIO event does not come within
@@ -30,7 +41,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/aio_abi.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 static int result(long ret)
 {
@@ -74,6 +87,100 @@ static int aio(int fd, void *buf, size_t count, int write)
 	return result(ev.res);
 }
 
+#define NIOV	5
+
+/* Cut @len bytes at @base into NIOV iovecs, each at an odd place of its own. */
+static void cut(struct iovec *iov, char *base, size_t len)
+{
+	static const int weight[NIOV] = { 1, 3, 2, 7, 4 };
+	size_t off = 0, n;
+	int i;
+
+	for (i = 0; i < NIOV; i++) {
+		n = i == NIOV - 1 ? len - off : len * weight[i] / 17;
+		iov[i].iov_base = base + off + (size_t)i * 4096 + 2 * i + 1;
+		iov[i].iov_len = n;
+		off += n;
+	}
+}
+
+/* Keep the first @n bytes of @iov: the count of iovecs left. */
+static int trim(struct iovec *out, const struct iovec *iov, size_t n)
+{
+	int i;
+
+	for (i = 0; i < NIOV && n; i++) {
+		out[i] = iov[i];
+		if (out[i].iov_len > n)
+			out[i].iov_len = n;
+		n -= out[i].iov_len;
+	}
+	return i;
+}
+
+static int open_direct(const char *path, int flags, int direct)
+{
+	int fd = open(path, flags | (direct ? O_DIRECT : 0), 0644);
+
+	/* tmpfs has no O_DIRECT: the other file of the pair still does. */
+	if (fd < 0 && direct && errno == EINVAL)
+		fd = open(path, flags, 0644);
+	return fd;
+}
+
+static int copy(const char *op, const char *src, const char *dst,
+		size_t bufsz, size_t align)
+{
+	int vec = !strcmp(op, "copyv"), direct = !strcmp(op, "copy-direct");
+	struct iovec iov[NIOV], part[NIOV];
+	size_t room = bufsz + align + (NIOV + 1) * 4096;
+	long long total = 0;
+	char *map, *buf;
+	ssize_t n, w;
+	int in, out;
+
+	map = mmap(NULL, room, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return result(-1);
+	buf = map + align;
+	cut(iov, buf, bufsz);
+	in = open_direct(src, O_RDONLY, direct);
+	if (in < 0)
+		return result(-1);
+	out = open_direct(dst, O_WRONLY | O_CREAT | O_TRUNC, direct);
+	if (out < 0)
+		return result(-1);
+	for (;;) {
+		n = vec ? readv(in, iov, NIOV) : read(in, buf, bufsz);
+		if (n <= 0)
+			break;
+		w = vec ? writev(out, part, trim(part, iov, n)) :
+			  write(out, buf, n);
+		if (w < 0)
+			return result(-1);
+		if (w != n) {
+			errno = EIO;
+			return result(-1);
+		}
+		total += n;
+	}
+	if (n < 0 || close(out) < 0)
+		return result(-1);
+	return result(total);
+}
+
+/* read(2) into, or write(2) from, a read-only mapping of @count bytes. */
+static int ro_map(int fd, size_t count, int rd)
+{
+	void *map = mmap(NULL, count, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+
+	if (map == MAP_FAILED)
+		return result(-1);
+	return result(rd ? read(fd, map, count) : write(fd, map, count));
+}
+
 int main(int argc, char **argv)
 {
 	size_t count = argc > 3 ? strtoul(argv[3], NULL, 0) : 4096;
@@ -81,13 +188,19 @@ int main(int argc, char **argv)
 	void *buf;
 	int fd, flags;
 
+	if (argc == 6 && !strncmp(argv[1], "copy", 4) &&
+	    strtoul(argv[4], NULL, 0))
+		return copy(argv[1], argv[2], argv[3],
+			    strtoul(argv[4], NULL, 0),
+			    strtoul(argv[5], NULL, 0));
 	if (argc < 3 || !count)
 		goto usage;
 	op = argv[1];
 	if (posix_memalign(&buf, 4096, count))
 		return 1;
 	memset(buf, 'w', count);
-	flags = !strcmp(op, "write") || !strcmp(op, "aio-write") ? O_WRONLY : O_RDONLY;
+	flags = !strcmp(op, "write") || !strcmp(op, "aio-write") ||
+		!strcmp(op, "write-ro") ? O_WRONLY : O_RDONLY;
 	if (!strcmp(op, "pread-direct"))
 		flags |= O_DIRECT;
 	fd = open(argv[2], flags);
@@ -99,6 +212,8 @@ int main(int argc, char **argv)
 		return result(write(fd, buf, count));
 	if (!strcmp(op, "pread-direct"))
 		return result(pread(fd, buf, count, 0));
+	if (!strcmp(op, "read-ro") || !strcmp(op, "write-ro"))
+		return ro_map(fd, count, op[0] == 'r');
 	if (!strcmp(op, "lease"))
 		return result(fcntl(fd, F_SETLEASE, F_RDLCK));
 	if (!strcmp(op, "readseq")) {
@@ -117,6 +232,7 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "aio-write"))
 		return aio(fd, buf, count, 1);
 usage:
-	fprintf(stderr, "usage: ioprobe open|read|write|pread-direct|aio-read|aio-write|lease|readseq FILE [COUNT]\n");
+	fprintf(stderr, "usage: ioprobe open|read|write|pread-direct|aio-read|aio-write|lease|readseq|read-ro|write-ro FILE [COUNT]\n"
+		"       ioprobe copy|copyv|copy-direct SRC DST BUFSZ ALIGN\n");
 	return 2;
 }

@@ -169,6 +169,38 @@ if [ $intree = 1 ]; then
 		grep -q "changed by the in-tree client" "$M0/host-seed.txt"
 fi
 
+# --- zero-copy reads and writes ------------------------------------------------------
+# read(2)/write(2) of user memory from a page up go between the device and the
+# caller's pages, no copy. Buffers an odd number of bytes into a page, sizes no
+# multiple of 4 KiB, calls of several msize chunks (some in flight at once) and
+# calls that run past the end of the file, five scattered iovecs, O_DIRECT:
+# every file written through ours from a guest file, read back through ours
+# into another, both compared with the original. Then memory the caller may
+# not write: a read into it is EFAULT (as for any read(2)), a write from it
+# works, and the mount reads right after.
+PROBE=/v9fs/bin/ioprobe
+dd if=/dev/urandom of="$OUT/zc.bin" bs=1000 count=3000 2> /dev/null
+for op in copy copyv copy-direct; do
+	for b in 1572865:1 524287:4095 100003:1 4194304:7; do
+		_bs=${b%%:*} _al=${b#*:}
+		rm -f "$M0/zc.bin" "$OUT/zc.back"
+		_w=$($PROBE $op "$OUT/zc.bin" "$M0/zc.bin" $_bs $_al 2>&1)
+		_r=$($PROBE $op "$M0/zc.bin" "$OUT/zc.back" $_bs $_al 2>&1)
+		check "9P: $op of 3000000 bytes through a $_bs byte buffer $_al bytes into a page, there ($_w) and back ($_r)" \
+			sh -c "[ '$_w/$_r' = 'ok 3000000/ok 3000000' ] && cmp $OUT/zc.bin $M0/zc.bin && cmp $OUT/zc.bin $OUT/zc.back"
+	done
+done
+_o=$($PROBE read-ro "$M0/zc.bin" 1000000 2>&1)
+check "9P: read(2) of 1000000 bytes into a read-only mapping is EFAULT ($_o)" test "$_o" = "err 14"
+: > "$M0/zc.ro"
+_o=$($PROBE write-ro "$M0/zc.ro" 1000000 2>&1)
+check "9P: write(2) of 1000000 bytes from a read-only mapping works ($_o)" \
+	sh -c "[ '$_o' = 'ok 1000000' ] && head -c 1000000 /dev/zero | cmp - $M0/zc.ro"
+check "... and the mount still reads right after" cmp "$OUT/zc.bin" "$M0/zc.bin"
+rm -f "$M0/zc.bin" "$M0/zc.ro" "$OUT/zc.back"
+_n=$(settle reqs)
+check "... and no request is left in flight (live_reqs $_n)" test "$_n" = 0
+
 # --- exec ---------------------------------------------------------------------------
 for c in 9p 9P; do
 	[ $c = 9p ] && { [ $intree = 1 ] || continue; d=$M1; }
