@@ -582,8 +582,12 @@ static int vt_post_wait(struct ninep_trans *t, struct vt_buf *b, bool block)
 	return err;
 }
 
-/* Blocks (killably) while the ring is full. */
-static int vt_send(struct ninep_trans *t, const void *buf, size_t len)
+/*
+ * Copy @buf into a block and post it, waiting (killably) while the ring is
+ * full if @block. 0 or a negative errno; -ENOMEM when no block could be had.
+ */
+static int vt_send_msg(struct ninep_trans *t, const void *buf, size_t len,
+		       bool block)
 {
 	struct vt_chan *ch = t->priv;
 	struct vt_buf *b;
@@ -594,30 +598,27 @@ static int vt_send(struct ninep_trans *t, const void *buf, size_t len)
 	b = vt_buf_new(ch, buf, len);
 	if (!b)
 		return -ENOMEM;
-	err = vt_post_wait(t, b, true);
+	err = vt_post_wait(t, b, block);
 	if (err)
 		vt_buf_put(ch, b);
 	return err;
 }
 
+/* Blocks (killably) while the ring is full. */
+static int vt_send(struct ninep_trans *t, const void *buf, size_t len)
+{
+	return vt_send_msg(t, buf, len, true);
+}
+
 /* Posts the whole message or nothing: len, 0 (ring full, no memory) or -errno. */
 static int vt_send_nb(struct ninep_trans *t, const void *buf, size_t len)
 {
-	struct vt_chan *ch = t->priv;
-	struct vt_buf *b;
-	int err;
+	int err = vt_send_msg(t, buf, len, false);
 
-	if (len < VT_HDRSZ)
-		return -EINVAL;
-	b = vt_buf_new(ch, buf, len);
-	if (!b)
-		return 0;	/* send() retries from the tx thread */
-	err = vt_post_wait(t, b, false);
-	if (err) {
-		vt_buf_put(ch, b);
-		return err == -EAGAIN ? 0 : err;
-	}
-	return len;
+	/* Ring full or no block: send() retries from the tx thread. */
+	if (err == -EAGAIN || err == -ENOMEM)
+		return 0;
+	return err ? err : len;
 }
 
 /*
