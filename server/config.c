@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@ struct srv_config srv_cfg = {
 	.fd_reserve = SRV_FD_RESERVE,
 	.msg_timeout = SRV_MSG_TIMEOUT,
 	.stall_timeout = SRV_STALL_TIMEOUT,
+	.max_dialect = V9P_9P2000L,
 };
 
 static int parse_num(const char *s, unsigned long max, unsigned long *out)
@@ -120,6 +122,22 @@ struct num_opt {
 	unsigned int *val;
 };
 
+/*
+ * max_version=9P2000|9P2000.u|9P2000.L (any case): the newest dialect
+ * offered. A client asking for a later one is answered with this one, as
+ * a server that has not implemented it would.
+ */
+static int set_max_dialect(const char *name)
+{
+	for (int d = V9P_9P2000; d <= V9P_9P2000L; d++) {
+		if (!strcasecmp(name, v9p_dialect_name((enum v9p_dialect)d))) {
+			srv_cfg.max_dialect = (enum v9p_dialect)d;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* One -o option: "name" or "name=value"; 0 or -EINVAL. */
 int srv_config_option(const char *opt)
 {
@@ -152,6 +170,8 @@ int srv_config_option(const char *opt)
 	}
 	if (eq && nl == 5 && !strncmp(opt, "allow", 5))
 		return add_allow(eq + 1);
+	if (eq && nl == 11 && !strncmp(opt, "max_version", 11))
+		return set_max_dialect(eq + 1);
 	for (size_t i = 0; eq && i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strlen(nums[i].name) != nl || strncmp(opt, nums[i].name, nl))
 			continue;

@@ -332,6 +332,8 @@ static void handle_version(struct srv_req *req)
 		msize = srv_cfg.msize;
 	o->rversion.msize = msize;
 	d = v9p_dialect_parse(&tv->version);
+	if (d > (int)srv_cfg.max_dialect)
+		d = (int)srv_cfg.max_dialect;
 	if (d < 0 || msize < SRV_MIN_MSIZE) {
 		v9p_str_set(&o->rversion.version, V9P_VERSION_UNKNOWN);
 		c->versioned = false;

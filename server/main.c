@@ -41,7 +41,8 @@ static void usage(FILE *fp)
 		"  -t N       worker threads to start with (default 8; grows as needed)\n"
 		"  -o OPT     no_root_squash, allow=ADDR[/PREFIX], max_fids=N,\n"
 		"             max_total_fids=N, fd_reserve=N, max_reqs=N, max_total_reqs=N,\n"
-		"             max_threads=N, msg_timeout=S, stall_timeout=S, idle_timeout=S\n"
+		"             max_threads=N, msg_timeout=S, stall_timeout=S, idle_timeout=S,\n"
+		"             serial, max_version=9P2000|9P2000.u|9P2000.L\n"
 		"  -f         stay in the foreground\n"
 		"  -d         trace messages to stderr (implies -f)\n"
 		"  -S FILE    write per-message-type counters to FILE at exit and on SIGUSR1\n",

@@ -74,6 +74,7 @@ struct srv_config {
 	unsigned int idle_timeout;	/* seconds; 0: none */
 	bool no_root_squash;		/* TCP attaches as root stay root */
 	bool serial;		/* -o serial: one request at a time per connection */
+	enum v9p_dialect max_dialect;	/* -o max_version= */
 	struct srv_allow *allow;	/* TCP clients allowed; none: all */
 	int nallow;
 	bool as_root;		/* euid 0: act as each attached user */

@@ -129,6 +129,52 @@ static void test_allow(void)
 	tc_daemon_stop(&d);
 }
 
+/* The dialect v9fsd answers over addr to a Tversion asking for version. */
+static const char *answers(const char *addr, const char *version)
+{
+	struct tc c;
+	int fd = tc_dial(addr);
+	const char *name = "-";
+
+	if (fd < 0 || tc_use_fd(&c, fd) < 0)
+		return name;
+	if (tc_version(&c, version, 65536) == 0)
+		name = v9p_dialect_name(c.d);
+	tc_stop(&c);
+	return name;
+}
+
+/* max_version=: a later dialect asked for is answered with the newest offered. */
+static void test_max_version(void)
+{
+	static const struct {
+		const char *opt, *asked, *want;
+	} cases[] = {
+		{ "max_version=9p2000.u", "9P2000.L", "9P2000.u" },
+		{ "max_version=9p2000.u", "9P2000.u", "9P2000.u" },
+		{ "max_version=9p2000.u", "9P2000", "9P2000" },
+		{ "max_version=9P2000", "9P2000.L", "9P2000" },
+		{ "max_version=9P2000", "9P2000.u", "9P2000" },
+		{ "max_version=9P2000.L", "9P2000.L", "9P2000.L" },
+	};
+	struct tc_daemon d;
+	const char *got;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = { "-e", dir, "-l", "tcp:127.0.0.1:0", "-o",
+				       cases[i].opt, NULL };
+
+		if (tc_daemon_start(&d, args, 1) != 1) {
+			tap_ok(0, "v9fsd starts with -o %s", cases[i].opt);
+			continue;
+		}
+		got = answers(d.addrs[0], cases[i].asked);
+		tap_ok(!strcmp(got, cases[i].want), "-o %s: %s is answered %s (%s)",
+		       cases[i].opt, cases[i].asked, cases[i].want, got);
+		tc_daemon_stop(&d);
+	}
+}
+
 static int start_status(const char *opt)
 {
 	const char *argv[] = { "v9fsd", "-s", "-e", dir, "-o", opt, NULL };
@@ -153,6 +199,8 @@ static void test_bad_options(void)
 	tap_ok(start_status("allow=10.0.0.0/33") == 2, "allow= with a bad prefix fails start-up");
 	tap_ok(start_status("max_threads=0") == 2, "max_threads=0 fails start-up");
 	tap_ok(start_status("max_fids=10") == 0, "max_fids=10 is accepted");
+	tap_ok(start_status("max_version=9P2000.x") == 2, "max_version=9P2000.x fails start-up");
+	tap_ok(start_status("max_version=9p2000.L") == 0, "max_version=9p2000.L is accepted");
 }
 
 /* Without -l: loopback only, IPv4 and IPv6, port 564. */
@@ -186,6 +234,7 @@ int main(void)
 	test_squash();
 	test_allow();
 	test_bad_options();
+	test_max_version();
 	test_default_listen();
 	tc_rmtree(dir);
 	free(dir);

@@ -172,6 +172,47 @@ else
 	skip "scripted Tversion replies" "printf cannot write NUL bytes"
 fi
 
+# The same fallback against a real server that does not speak 9P2000.L
+# (v9fsd -o max_version=): no version= given, each client asks for .L. The
+# in-tree client is the reference.
+v9fsd_stop
+for v in 9P2000.u 9P2000; do
+	v9fsd_start "$EXP" $P -o max_version=$v || continue
+	_n=$(dmesg | wc -l)
+	_o=
+	[ $v = 9P2000 ] && _o=,uname=root
+	if timeout 30 mount -t 9P -o proto=tcp,port=$P$_o 127.0.0.1 $M; then
+		ok "no version=, a server offering $v at most: the mount works"
+		check "no version=, $v: the log says $v is used" \
+			sh -c "dmesg | tail -n +$((_n + 1)) | grep -q 'speaks $v, not 9P2000.L: using $v'"
+		check "no version=, $v: a file reads back" cmp "$EXP/small4" "$M/small4"
+		echo "fallback $v" > "$M/fallback" &&
+			check "no version=, $v: a file created reads back on the export" \
+				test "$(cat "$EXP/fallback")" = "fallback $v"
+		check "no version=, $v: owned by the attaching root on the export" \
+			test "$(stat -c %u "$EXP/fallback")" = 0
+		check "no version=, $v: no 9P2000.L message was sent ($(v9fsd_count $P Tgetattr) Tgetattr)" \
+			test "$(v9fsd_count $P Tgetattr)/$(v9fsd_count $P Tlopen)" = 0/0
+		check "no version=, $v: Tstat was used ($(v9fsd_count $P Tstat))" \
+			test "$(v9fsd_count $P Tstat)" -gt 0
+		rm -f "$M/fallback"
+		umount_9p $M
+	else
+		not_ok "no version=, a server offering $v at most: the mount works"
+	fi
+	if load_client 9p && timeout 30 mount -t 9p -o trans=tcp,port=$P,cache=none$_o 127.0.0.1 $M; then
+		cmp -s "$EXP/small4" "$M/small4" &&
+			diag "in-tree client, no version=, $v: reads a file" ||
+			diag "in-tree client, no version=, $v: cannot read a file"
+		umount_9p $M
+	else
+		diag "in-tree client, no version=, a server offering $v at most: mount fails"
+	fi
+	v9fsd_stop
+done
+grep -qw 9p /proc/filesystems && unload_client 9p
+v9fsd_start "$EXP" $P -m 16384 || exit 0
+
 # --- transports ------------------------------------------------------------
 if mount_9p 9P unix 9p2000.u $P $M; then
 	check "unix socket transport reads a file" cmp "$EXP/blob" "$M/blob"
