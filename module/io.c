@@ -272,9 +272,11 @@ fail:
  * serve ignoring offsets, and a threaded one may answer out of order)
  * reports length 0: it is read and written one chunk at a time, in order,
  * and so is a file that is still empty (a new one, for its first write),
- * and so are directories and append-only files. A read starts with one
- * chunk and widens the window once that came back full, so a file that
- * ends within the first chunk costs exactly one Tread.
+ * and so are directories and append-only files. A read that the known
+ * length says ends within its first chunk starts with that chunk alone and
+ * widens the window once it came back full, so such a file costs exactly
+ * one Tread; one that reaches past it sends the chunks of the window at
+ * once (a length that is stale costs a Tread that comes back short).
  *
  * A chunk that fails or comes back short ends the call with the count so
  * far (or its error, if none), and @it is left past exactly the bytes that
@@ -289,9 +291,9 @@ static ssize_t io_run(struct ninep_fid *fid, u64 off, struct iov_iter *it,
 	struct io_slot slots[NINEP_IO_WINDOW];
 	unsigned int head = 0, inflight = 0;
 	unsigned int wide = known_len ? io_window(fid) : 1;
-	unsigned int window = rd ? 1 : wide;
 	size_t start = iov_iter_count(it), left = start, total = 0;
 	u32 chunk = io_chunk(fid);
+	unsigned int window = rd && known_len <= off + chunk ? 1 : wide;
 	u64 next = off;
 	ssize_t ret;
 	int err = 0;
