@@ -352,8 +352,13 @@ static void ninep_readahead(struct readahead_control *ractl)
 
 	if (!file || !file->private_data || !nr)
 		return;
+	/*
+	 * The mapping's constraint (NOFS, NOIO) without its page flags
+	 * (HIGHMEM, MOVABLE), which slab refuses; readahead is optional.
+	 */
 	bv = kmalloc_array(nr, sizeof(*bv) + sizeof(*folios),
-			   readahead_gfp_mask(ractl->mapping));
+			   mapping_gfp_constraint(ractl->mapping, GFP_KERNEL) |
+			   __GFP_NORETRY | __GFP_NOWARN);
 	if (!bv)
 		return;
 	folios = (struct folio **)(bv + nr);
