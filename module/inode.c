@@ -37,6 +37,8 @@ struct inode *ninep_alloc_inode(struct super_block *sb)
 		return NULL;
 	memset(&vi->qid, 0, sizeof(vi->qid));
 	vi->wb_fid = NULL;
+	vi->cache_ctime = (struct timespec64){};
+	vi->cache_size = 0;
 	return &vi->vfs_inode;
 }
 
@@ -74,12 +76,37 @@ void ninep_inode_cache_exit(void)
  * (getattr, lookup, llseek, open) do not hold it: every writer takes
  * i_lock instead. @grow: only raise the size (the end of a write).
  */
-void ninep_i_size_set(struct inode *inode, loff_t size, bool grow)
+static void ninep_i_size_store(struct inode *inode, loff_t size, bool grow,
+			       bool refresh)
 {
+	struct address_space *mapping = inode->i_mapping;
+
 	spin_lock(&inode->i_lock);
+	/*
+	 * cache=loose: bytes written through the cache and not yet on the
+	 * server are past the size the server reports; while any are cached
+	 * dirty or under write-back, a refresh may only raise the size.
+	 * write_end marks a folio dirty before it grows the size, so a
+	 * refresh that finds no tag here cannot undo that growth.
+	 */
+	if (refresh && S_ISREG(inode->i_mode) && ninep_cache_loose(inode) &&
+	    (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) ||
+	     mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK)))
+		grow = true;
 	if (!grow || size > i_size_read(inode))
 		i_size_write(inode, size);
 	spin_unlock(&inode->i_lock);
+}
+
+void ninep_i_size_set(struct inode *inode, loff_t size, bool grow)
+{
+	ninep_i_size_store(inode, size, grow, false);
+}
+
+/* The size a Tstat or Tgetattr reported, for a refresh of the inode. */
+void ninep_i_size_refresh(struct inode *inode, loff_t size)
+{
+	ninep_i_size_store(inode, size, false, true);
 }
 
 /* ---- mode mapping (seed semantics) ---- */
@@ -232,7 +259,7 @@ void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
 	inode_set_ctime_to_ts(inode, ts);	/* 9P2000 has no ctime */
 
 	if (!S_ISDIR(inode->i_mode))
-		ninep_i_size_set(inode, st->length, false);
+		ninep_i_size_refresh(inode, st->length);
 	if (ninep_extended(s) && S_ISREG(inode->i_mode) && inode->i_nlink)
 		ninep_link_count(inode, &st->extension);
 	inode->i_blocks = (st->length + 511) >> 9;
@@ -565,7 +592,8 @@ int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = ops->create_open(dir, dentry, mode, flags, &ofid);
+	err = ops->create_open(dir, dentry, mode,
+			       ninep_cache_open_flags(dir, flags), &ofid);
 	if (err == -EEXIST && !(flags & O_EXCL)) {
 		kfree(of);
 		err = ops->instantiate(dir, dentry);
@@ -864,6 +892,7 @@ static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 	int err;
 
 	if (!(query_flags & AT_STATX_DONT_SYNC)) {
+		ninep_getattr_write_back(inode);
 		fid = ninep_fid_lookup(dentry);
 		err = PTR_ERR_OR_ZERO(fid);
 		if (!err) {

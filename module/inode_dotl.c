@@ -146,7 +146,7 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga)
 		inode_set_ctime_to_ts(inode, ts);
 	}
 	if ((ga->valid & V9P_GETATTR_SIZE) && !S_ISDIR(inode->i_mode))
-		ninep_i_size_set(inode, ga->size, false);
+		ninep_i_size_refresh(inode, ga->size);
 	if (ga->valid & V9P_GETATTR_BLOCKS)
 		inode->i_blocks = ga->blocks;
 	NINEP_I(inode)->qid.version = ga->qid.version;
@@ -505,6 +505,7 @@ static int ninep_dotl_getattr(struct ninep_idmap *idmap, const struct path *path
 	int err;
 
 	if (!(query_flags & AT_STATX_DONT_SYNC)) {
+		ninep_getattr_write_back(inode);
 		fid = ninep_fid_lookup(dentry);
 		err = PTR_ERR_OR_ZERO(fid);
 		if (!err) {

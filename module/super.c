@@ -52,7 +52,7 @@ static const struct constant_table ninep_version_names[] = {
 /* The in-tree client's names; the ones not implemented here are refused. */
 static const struct constant_table ninep_cache_names[] = {
 	{ "fscache",	-1 },
-	{ "loose",	-1 },
+	{ "loose",	NINEP_CACHE_LOOSE },
 	{ "mmap",	NINEP_CACHE_MMAP },
 	{ "none",	NINEP_CACHE_NONE },
 	{}
@@ -346,6 +346,8 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 		seq_puts(m, ",noxattr");
 	if (s->cache == NINEP_CACHE_MMAP)
 		seq_puts(m, ",cache=mmap");
+	else if (s->cache == NINEP_CACHE_LOOSE)
+		seq_puts(m, ",cache=loose");
 	if (root->d_sb->s_flags & SB_POSIXACL)
 		seq_puts(m, ",posixacl");
 	return 0;
