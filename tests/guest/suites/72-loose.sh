@@ -41,6 +41,13 @@ treads() {
 	echo $(($(v9fsd_count $P Tread) - _b))
 }
 
+# stopped PID: every thread of PID is stopped (SIGSTOP only queues the stop)
+stopped() {
+	for _s in /proc/$1/task/*/stat; do
+		case $(cut -d')' -f2 < $_s) in " T"* | " t"*) ;; *) return 1 ;; esac
+	done
+}
+
 # wb_fail L DIALECT FSYNC: a write(2) through a cache=loose,timeout=3 mount
 # with the server stopped; with FSYNC=1 dd's fsync must fail, else its close
 # must. The file is opened (fd 3) while the server still answers.
@@ -53,12 +60,14 @@ wb_fail() {
 	fi
 	exec 3<> $W/wberr
 	kill -STOP $V9FSD_PID
+	_i=0
+	while ! stopped $V9FSD_PID && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
 	timeout 60 dd if=$T/r1 bs=64k $_conv >&3 2> $T/dd.txt
 	_rc=$?
 	kill -CONT $V9FSD_PID
 	exec 3>&-
 	case $(cat $T/dd.txt) in
-	*"timed out"* | *"I/O error"*) _e=1 ;;
+	*"timed out"* | *"Input/output error"* | *"I/O error"*) _e=1 ;;
 	*) _e= ;;
 	esac
 	if [ $_rc -ne 0 ] && [ $_rc -ne 124 ] && [ -n "$_e" ]; then
