@@ -485,9 +485,10 @@ static int ninep_write_begin(struct file *file, struct address_space *mapping,
 /*
  * The copy is done: the folio is dirty, to be written back, and the size
  * grows to its end. The folio is marked dirty first, so that a refresh of
- * the size seeing no dirty page (ninep_i_size_refresh) comes before the
- * size grows. A short copy into a folio that covered it all and was not
- * read counts for nothing: the rest of it is unknown.
+ * the size seeing no dirty page (ninep_i_size_refresh(), under i_lock as
+ * the growth is) comes before the size grows. A short copy into a folio
+ * that covered it all and was not read counts for nothing: the rest of it
+ * is unknown.
  */
 static int ninep_write_end(struct file *file, struct address_space *mapping,
 			   loff_t pos, unsigned int len, unsigned int copied,
@@ -611,6 +612,12 @@ static void ninep_wb_send(struct ninep_wb *wb)
 		if (n >= 0 && n < wb->len)
 			n = -EIO;	/* a short Rwrite: the server is out of room */
 	}
+	atomic_inc(&NINEP_I(wb->inode)->wb_gen);
+	/*
+	 * Counted before the tags go: a refresh that finds them gone must
+	 * see the count (pairs with smp_rmb() in ninep_size_pending()).
+	 */
+	smp_mb__after_atomic();
 	if (n < 0) {
 		pr_warn_ratelimited("write-back to %s of inode %lu at %lld failed: %zd\n",
 				    ninep_inode_session(wb->inode)->addr ?: "fd",

@@ -80,17 +80,22 @@ struct ninep_session {
  * and loose) is a reference on the open fid of the first shared writable
  * mapping of the file, or in cache=loose of its first write(2) through the
  * cache; dirty pages go back through it until the inode is evicted. Set
- * once under i_lock, then only read. cache_ctime and cache_size
+ * once under i_lock, then only read. wb_gen counts the write-back runs
+ * answered, for ninep_i_size_refresh(). cache_ctime and cache_size
  * (cache=loose, under the inode lock) are the server's attributes the
  * cached pages were valid for, checked at each open.
  */
 struct ninep_inode {
 	struct v9p_qid qid;
 	struct ninep_fid *wb_fid;
+	atomic_t wb_gen;
 	struct timespec64 cache_ctime;
 	loff_t cache_size;
 	struct inode vfs_inode;
 };
+
+/* No sample of wb_gen: the size came from a lookup (ninep_size_gen()). */
+#define NINEP_NO_GEN		(-1L)
 
 /*
  * Per-open-file state, in file->private_data. fid is the file's own open fid
@@ -170,9 +175,11 @@ struct inode *ninep_alloc_inode(struct super_block *sb);
 void ninep_free_inode(struct inode *inode);
 struct inode *ninep_inode_from_stat(struct super_block *sb,
 				    const struct v9p_stat *st);
-void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st);
+void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st,
+			 long gen);
 void ninep_i_size_set(struct inode *inode, loff_t size, bool grow);
-void ninep_i_size_refresh(struct inode *inode, loff_t size);
+long ninep_size_gen(struct inode *inode);
+void ninep_i_size_refresh(struct inode *inode, loff_t size, long gen);
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid);
 struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
@@ -211,7 +218,8 @@ void ninep_drop_nlink(struct inode *inode);
 extern const struct inode_operations ninep_dotl_dir_iops;
 extern const struct inode_operations ninep_dotl_file_iops;
 extern const struct inode_operations ninep_dotl_symlink_iops;
-void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga);
+void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
+			    long gen);
 int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid);
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 					struct ninep_fid *fid);
