@@ -402,10 +402,26 @@ static int ninep_statfs_vfs(struct dentry *dentry, struct kstatfs *buf)
 	return 0;
 }
 
+/*
+ * The last reference to an inode went: it goes too, unless cache=loose
+ * keeps a regular file's inode and pages cached for its next open (which
+ * keeps the pages if the file did not change). Not one holding a
+ * write-back fid, an open file on the server: its pages would be dropped
+ * at the next open anyway, the server having stamped the file when they
+ * landed.
+ */
+static int ninep_drop_inode(struct inode *inode)
+{
+	if (S_ISREG(inode->i_mode) && ninep_cache_loose(inode) &&
+	    !NINEP_I(inode)->wb_fid)
+		return generic_drop_inode(inode);
+	return generic_delete_inode(inode);
+}
+
 static const struct super_operations ninep_super_ops = {
 	.alloc_inode	= ninep_alloc_inode,
 	.free_inode	= ninep_free_inode,
-	.drop_inode	= generic_delete_inode,
+	.drop_inode	= ninep_drop_inode,
 	.evict_inode	= ninep_evict_inode,
 	.statfs		= ninep_statfs_vfs,
 	.show_options	= ninep_show_options,
