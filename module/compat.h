@@ -97,6 +97,17 @@ static inline void ninep_inode_init_ts(struct inode *inode)
 #define ninep_wcp_folio(entry)	page_folio(entry)
 #endif
 
+/* ->write_begin and ->write_end pass a folio (6.12), a page before. */
+#if NINEP_HAVE_WRITE_BEGIN_FOLIO
+#define NINEP_WBEGIN_ENTRY	struct folio
+#define ninep_wbegin_folio(entry)	(entry)
+#define ninep_folio_wbegin(folio)	(folio)
+#else
+#define NINEP_WBEGIN_ENTRY	struct page
+#define ninep_wbegin_folio(entry)	page_folio(entry)
+#define ninep_folio_wbegin(folio)	(&(folio)->page)
+#endif
+
 /*
  * POSIX ACLs (6.2). Since: ->get_inode_acl(inode, type, rcu) serves
  * permission checks, and system.posix_acl_* reach ->get_acl/->set_acl on a

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Regular files of the 9P file system type. Reads and writes go straight
- * to the server, with no data cache (the seed's semantics). Only mmap uses
- * the page cache: mappings are filled by ->readahead and ->read_folio,
- * and each open drops the cached pages so they are fresh. Shared writable
- * mappings need cache=mmap, which writes their dirty pages back; without
- * it they are refused, since nothing would ever send those pages.
+ * Regular files of the 9P file system type. With cache=none and cache=mmap
+ * reads and writes go straight to the server, with no data cache (the
+ * seed's semantics), and only mmap uses the page cache: mappings are
+ * filled by ->readahead and ->read_folio, and each open drops the cached
+ * pages so they are fresh. Shared writable mappings need cache=mmap or
+ * loose, which write their dirty pages back; without either they are
+ * refused, since nothing would ever send those pages. cache=loose also
+ * reads and writes through the page cache (->write_begin, ->write_end),
+ * kept while the server's attributes at each open say the file did not
+ * change: close-to-open consistency.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -86,6 +90,19 @@ u32 ninep_dotl_open_flags(unsigned int f_flags)
 }
 
 /*
+ * cache=loose opens a file asked for O_WRONLY for reading and writing on
+ * the server: a write(2) through the cache that covers part of a page not
+ * cached has to read the rest of that page first.
+ */
+unsigned int ninep_cache_open_flags(const struct inode *inode,
+				    unsigned int f_flags)
+{
+	if (ninep_cache_loose(inode) && (f_flags & O_ACCMODE) == O_WRONLY)
+		return (f_flags & ~O_ACCMODE) | O_RDWR;
+	return f_flags;
+}
+
+/*
  * Start write-back of the dirty pages of [@start, @end] and wait for it.
  * The error is that of this write-back; an error stays recorded in the
  * mapping for fsync and close to report as well.
@@ -104,6 +121,52 @@ static int ninep_write_back_range(struct inode *inode, loff_t start,
 	return err;
 }
 
+/* Topen (Tlopen in .L) of @ofid, the new open fid of @inode. */
+static int ninep_file_topen(struct inode *inode, struct ninep_fid *ofid,
+			    unsigned int f_flags)
+{
+	bool dir = S_ISDIR(inode->i_mode);
+
+	/* A directory is only read: Treaddir on an O_RDONLY fid. */
+	if (ninep_dotl(ninep_inode_session(inode)))
+		return ninep_lopen(ofid, dir ? V9P_DOTL_RDONLY | V9P_DOTL_DIRECTORY :
+					       ninep_dotl_open_flags(f_flags));
+	return ninep_open(ofid, dir ? V9P_OREAD : ninep_open_mode(f_flags));
+}
+
+/*
+ * cache=loose, at each open: the attributes are fetched on the new open
+ * fid and, if the server's ctime or size is not what the cached pages were
+ * valid for, the pages go (a dirty one is written back first, by
+ * ->launder_folio). ctime changes whenever mtime does, and also when only
+ * mtime was set back (a copy keeping times). Pages of a file we wrote are
+ * dropped at its next open too, the server having stamped a new time.
+ * Under the inode lock: no write(2) dirties a page meanwhile.
+ */
+static int ninep_cache_revalidate(struct inode *inode, struct ninep_fid *fid)
+{
+	struct ninep_inode *vi = NINEP_I(inode);
+	struct timespec64 ctime;
+	loff_t size;
+	int err;
+
+	inode_lock(inode);
+	err = ninep_refresh_inode(inode, fid);
+	if (err)
+		goto out;
+	ctime = inode_get_ctime(inode);
+	size = i_size_read(inode);
+	if (inode->i_mapping->nrpages &&
+	    (!timespec64_equal(&ctime, &vi->cache_ctime) ||
+	     size != vi->cache_size))
+		invalidate_inode_pages2(inode->i_mapping);
+	vi->cache_ctime = ctime;
+	vi->cache_size = size;
+out:
+	inode_unlock(inode);
+	return err;
+}
+
 /*
  * Open a file or directory: clone the dentry's fid and Topen the clone,
  * which the open file then owns until release.
@@ -111,14 +174,15 @@ static int ninep_write_back_range(struct inode *inode, loff_t start,
 int ninep_file_open(struct inode *inode, struct file *file)
 {
 	struct ninep_session *s = ninep_inode_session(inode);
+	bool reg = S_ISREG(inode->i_mode);
+	unsigned int flags = file->f_flags;
 	struct ninep_open_file *of;
 	struct ninep_fid *fid, *ofid;
-	u8 mode;
 	int err;
 
 	ninep_vfs_dbg(s, "%pD flags 0%o\n", file, file->f_flags);
 	/* Dirty pages land before an O_TRUNC the Topen carries, not after. */
-	if (S_ISREG(inode->i_mode) && ninep_cache_mmap(inode)) {
+	if (reg && ninep_cache_writeback(inode)) {
 		err = ninep_write_back_range(inode, 0, LLONG_MAX);
 		if (err)
 			return err;
@@ -138,23 +202,21 @@ int ninep_file_open(struct inode *inode, struct file *file)
 		err = PTR_ERR(ofid);
 		goto free_of;
 	}
-	if (ninep_dotl(s)) {
-		/* A directory is only read: Treaddir on an O_RDONLY fid. */
-		err = ninep_lopen(ofid, S_ISDIR(inode->i_mode) ?
-				  V9P_DOTL_RDONLY | V9P_DOTL_DIRECTORY :
-				  ninep_dotl_open_flags(file->f_flags));
-	} else {
-		mode = S_ISDIR(inode->i_mode) ? V9P_OREAD :
-						ninep_open_mode(file->f_flags);
-		err = ninep_open(ofid, mode);
-	}
+	if (reg)
+		flags = ninep_cache_open_flags(inode, flags);
+	err = ninep_file_topen(inode, ofid, flags);
+	/* Not readable by this user: its writes then bypass the cache. */
+	if ((err == -EACCES || err == -EPERM) && flags != file->f_flags)
+		err = ninep_file_topen(inode, ofid, file->f_flags);
+	if (!err && reg && ninep_cache_loose(inode))
+		err = ninep_cache_revalidate(inode, ofid);
 	if (err)
 		goto put_fid;
 
 	of->fid = ofid;
 	file->private_data = of;
 	/* Mappings made from now on see the file as it is now. */
-	if (S_ISREG(inode->i_mode) && inode->i_mapping->nrpages)
+	if (reg && !ninep_cache_loose(inode) && inode->i_mapping->nrpages)
 		invalidate_inode_pages2(inode->i_mapping);
 	return 0;
 
@@ -176,7 +238,7 @@ int ninep_file_release(struct inode *inode, struct file *file)
 	 * after close: its pages go to the server now. An error is recorded
 	 * in the mapping (fsync and close of other descriptors see it).
 	 */
-	if (ninep_cache_mmap(inode) && (file->f_mode & FMODE_WRITE))
+	if (ninep_cache_writeback(inode) && (file->f_mode & FMODE_WRITE))
 		ninep_write_back_range(inode, 0, LLONG_MAX);
 	file->private_data = NULL;
 	ninep_fid_put(of->fid);
@@ -192,10 +254,12 @@ static ssize_t ninep_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	size_t count = iov_iter_count(to);
 	ssize_t n;
 
+	if (ninep_cache_loose(inode) && !(iocb->ki_flags & IOCB_DIRECT))
+		return generic_file_read_iter(iocb, to);
 	if (!count)
 		return 0;
 	/* Bytes written through a mapping reach the server before we ask. */
-	if (ninep_cache_mmap(inode)) {
+	if (ninep_cache_writeback(inode)) {
 		n = ninep_write_back_range(inode, iocb->ki_pos,
 					   iocb->ki_pos + count - 1);
 		if (n)
@@ -208,15 +272,54 @@ static ssize_t ninep_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 }
 
 /*
+ * Keep a reference on @fid, the open fid of the first shared writable
+ * mapping of @inode or (cache=loose) of its first write(2) through the
+ * cache, for write-back. Pages dirtied through any later mapping or
+ * write(2), by any user, go back through it, as that first user; each of
+ * them opened the file for writing (a shared writable mapping needs that),
+ * so the server is asked nothing those users could not do. The reference
+ * goes at evict.
+ */
+static void ninep_keep_wb_fid(struct inode *inode, struct ninep_fid *fid)
+{
+	struct ninep_inode *vi = NINEP_I(inode);
+
+	if (READ_ONCE(vi->wb_fid))
+		return;
+	spin_lock(&inode->i_lock);
+	if (!vi->wb_fid)
+		WRITE_ONCE(vi->wb_fid, ninep_fid_get(fid));
+	spin_unlock(&inode->i_lock);
+}
+
+/*
+ * A write(2) goes into the page cache in cache=loose, unless O_DIRECT, or
+ * the open fid is write-only (the user may not read the file): a partial
+ * page could not be read to fill the rest. Both dialects number the access
+ * mode of an open fid alike (0 read, 1 write, 2 both).
+ */
+static bool ninep_write_cached(const struct kiocb *iocb)
+{
+	struct file *file = iocb->ki_filp;
+
+	return ninep_cache_loose(file_inode(file)) &&
+	       !(iocb->ki_flags & IOCB_DIRECT) &&
+	       (ninep_file_fid(file)->mode & V9P_DOTL_NOACCESS) != V9P_OWRITE;
+}
+
+/*
  * Writes are serialised per inode so that the size we keep and appends by
  * local writers stay consistent. 9P2000 has no append flag on a write, so
  * for O_APPEND the end of the file is taken from a Tstat on the open fid
- * just before the Twrite: appends from this client land at the end, but an
- * append racing with another client's write between the two messages can
- * still land short of the end (no protocol-level atomic append exists).
- * O_DIRECT takes this path too. Dirty pages of the range (cache=mmap) go
- * first, so that they cannot land over these bytes later; the cached
- * pages of the range are dropped after, so mappings read the new bytes.
+ * just before the Twrite (or the copy into the cache): appends from this
+ * client land at the end, but an append racing with another client's
+ * write between the two can still land short of the end (no
+ * protocol-level atomic append exists). Written through the cache, the
+ * bytes are sent later (ninep_writepages); mtime is not stamped here, the
+ * server does it when they land. Otherwise (O_DIRECT too) dirty pages of
+ * the range go first, so that they cannot land over these bytes later; the
+ * cached pages of the range are dropped after, so mappings and cached
+ * reads see the new bytes.
  */
 static ssize_t ninep_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
@@ -237,7 +340,15 @@ static ssize_t ninep_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		goto out;
 
 	pos = iocb->ki_pos;
-	if (ninep_cache_mmap(inode)) {
+	if (ninep_write_cached(iocb)) {
+		ninep_keep_wb_fid(inode, fid);
+		ret = generic_perform_write(iocb, from);
+		/* 6.1 leaves ki_pos to the caller, 6.12 moves it itself. */
+		if (ret > 0)
+			iocb->ki_pos = pos + ret;
+		goto out;
+	}
+	if (ninep_cache_writeback(inode)) {
 		ret = ninep_write_back_range(inode, pos, pos + ret - 1);
 		if (ret)
 			goto out;
@@ -292,16 +403,17 @@ int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 	return ninep_wstat(ninep_file_fid(file), &st);
 }
 
-/* close(2) (cache=mmap): a closed file is complete on the server. */
+/* close(2) (cache=mmap, loose): a closed file is complete on the server. */
 static int ninep_file_flush(struct file *file, fl_owner_t id)
 {
-	if (!ninep_cache_mmap(file_inode(file)) || !(file->f_mode & FMODE_WRITE))
+	if (!ninep_cache_writeback(file_inode(file)) ||
+	    !(file->f_mode & FMODE_WRITE))
 		return 0;
 	return file_write_and_wait(file);
 }
 
-/* Fill one page-cache folio for a mapping, through the mapping's open fid. */
-static int ninep_read_folio(struct file *file, struct folio *folio)
+/* Read one locked page-cache folio through @fid; a short read is the end. */
+static int ninep_fill_folio(struct ninep_fid *fid, struct folio *folio)
 {
 	size_t len = folio_size(folio);
 	struct bio_vec bv = {
@@ -311,24 +423,92 @@ static int ninep_read_folio(struct file *file, struct folio *folio)
 	};
 	struct iov_iter to;
 	ssize_t n;
-	int err = -EIO;
 
-	if (!file || !file->private_data)
-		goto out;
 	iov_iter_bvec(&to, ITER_DEST, &bv, 1, len);
-	n = ninep_read(ninep_file_fid(file), folio_pos(folio), &to,
+	n = ninep_read(fid, folio_pos(folio), &to,
 		       i_size_read(folio->mapping->host));
-	if (n < 0) {
-		err = n;
-		goto out;
-	}
+	if (n < 0)
+		return n;
 	if (n < len)
 		folio_zero_segment(folio, n, len);
 	folio_mark_uptodate(folio);
-	err = 0;
-out:
+	return 0;
+}
+
+/* Fill one page-cache folio for a mapping or a read, through its open fid. */
+static int ninep_read_folio(struct file *file, struct folio *folio)
+{
+	int err = -EIO;
+
+	if (file && file->private_data)
+		err = ninep_fill_folio(ninep_file_fid(file), folio);
 	folio_unlock(folio);
 	return err;
+}
+
+/*
+ * cache=loose: the folio a write(2) copies @len bytes at @pos into, locked.
+ * Of a folio not cached, the part outside the new bytes is read first
+ * unless the write covers it all or none of it is on the server (wholly
+ * past the end: zeros).
+ */
+static int ninep_write_begin(struct file *file, struct address_space *mapping,
+			     loff_t pos, unsigned int len,
+			     NINEP_WBEGIN_ENTRY **entryp, void **fsdata)
+{
+	struct folio *folio;
+	struct page *page;
+	int err;
+
+	page = grab_cache_page_write_begin(mapping, pos >> PAGE_SHIFT);
+	if (!page)
+		return -ENOMEM;
+	folio = page_folio(page);
+	if (!folio_test_uptodate(folio)) {
+		if (folio_pos(folio) >= i_size_read(mapping->host)) {
+			folio_zero_segment(folio, 0, folio_size(folio));
+			folio_mark_uptodate(folio);
+		} else if (offset_in_folio(folio, pos) ||
+			   len < folio_size(folio)) {
+			err = ninep_fill_folio(ninep_file_fid(file), folio);
+			if (err) {
+				folio_unlock(folio);
+				folio_put(folio);
+				return err;
+			}
+		}
+	}
+	*entryp = ninep_folio_wbegin(folio);
+	return 0;
+}
+
+/*
+ * The copy is done: the folio is dirty, to be written back, and the size
+ * grows to its end. The folio is marked dirty first, so that a refresh of
+ * the size seeing no dirty page (ninep_i_size_refresh(), under i_lock as
+ * the growth is) comes before the size grows. A short copy into a folio
+ * that covered it all and was not read counts for nothing: the rest of it
+ * is unknown.
+ */
+static int ninep_write_end(struct file *file, struct address_space *mapping,
+			   loff_t pos, unsigned int len, unsigned int copied,
+			   NINEP_WBEGIN_ENTRY *entry, void *fsdata)
+{
+	struct folio *folio = ninep_wbegin_folio(entry);
+
+	if (!folio_test_uptodate(folio)) {
+		if (copied < len)
+			copied = 0;
+		else
+			folio_mark_uptodate(folio);
+	}
+	if (copied) {
+		folio_mark_dirty(folio);
+		ninep_i_size_set(mapping->host, pos + copied, true);
+	}
+	folio_unlock(folio);
+	folio_put(folio);
+	return copied;
 }
 
 /*
@@ -396,7 +576,7 @@ static void ninep_readahead(struct readahead_control *ractl)
 struct ninep_wb {
 	struct inode *inode;
 	struct ninep_fid *fid;
-	loff_t size;			/* i_size as write-back began */
+	loff_t size;			/* i_size as the last folio was added */
 	loff_t pos;			/* file offset of bv[0] */
 	size_t len;			/* bytes in bv[] */
 	unsigned int n, max;		/* folios in the run, room for */
@@ -437,6 +617,12 @@ static void ninep_wb_send(struct ninep_wb *wb)
 		if (n >= 0 && n < wb->len)
 			n = -EIO;	/* a short Rwrite: the server is out of room */
 	}
+	atomic_inc(&NINEP_I(wb->inode)->wb_gen);
+	/*
+	 * Counted before the tags go: a refresh that finds them gone must
+	 * see the count (pairs with smp_rmb() in ninep_size_pending()).
+	 */
+	smp_mb__after_atomic();
 	if (n < 0) {
 		pr_warn_ratelimited("write-back to %s of inode %lu at %lld failed: %zd\n",
 				    ninep_inode_session(wb->inode)->addr ?: "fd",
@@ -462,6 +648,11 @@ static void ninep_wb_add(struct ninep_wb *wb, struct folio *folio, bool unlock)
 	loff_t pos = folio_pos(folio);
 	size_t len;
 
+	/*
+	 * Taken while the folio is locked: a write(2) grows the size before
+	 * it unlocks the folio it copied into (cache=loose).
+	 */
+	wb->size = i_size_read(wb->inode);
 	folio_start_writeback(folio);
 	if (unlock)
 		folio_unlock(folio);
@@ -578,32 +769,12 @@ static const struct vm_operations_struct ninep_file_vm_ops = {
 	.page_mkwrite	= ninep_page_mkwrite,
 };
 
-/*
- * Keep a reference on @fid, the open fid of the first shared writable
- * mapping of @inode, for write-back (cache=mmap). Pages dirtied through
- * any later mapping, by any user, go back through it, as that first user;
- * each of them opened the file for writing (a shared writable mapping
- * needs that), so the server is asked nothing those users could not do.
- * The reference goes at evict.
- */
-static void ninep_keep_wb_fid(struct inode *inode, struct ninep_fid *fid)
-{
-	struct ninep_inode *vi = NINEP_I(inode);
-
-	if (READ_ONCE(vi->wb_fid))
-		return;
-	spin_lock(&inode->i_lock);
-	if (!vi->wb_fid)
-		WRITE_ONCE(vi->wb_fid, ninep_fid_get(fid));
-	spin_unlock(&inode->i_lock);
-}
-
 static int ninep_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct inode *inode = file_inode(file);
 
-	/* Without cache=mmap nothing writes a dirty page back: refused. */
-	if (!ninep_cache_mmap(inode))
+	/* Without cache=mmap or loose nothing writes a dirty page back. */
+	if (!ninep_cache_writeback(inode))
 		return generic_file_readonly_mmap(file, vma);
 	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) ==
 	    (VM_SHARED | VM_MAYWRITE))
@@ -615,20 +786,32 @@ static int ninep_file_mmap(struct file *file, struct vm_area_struct *vma)
 
 /*
  * truncate(2) and ftruncate(2), before the new size goes to the server
- * (cache=mmap): write-back in flight from the new end on finishes first, so
- * no Twrite of it lands after the truncate. A page a mapping dirties past
- * the new end while the truncate is under way can still be sent by the
- * flusher before ninep_size_truncate_pages() drops it.
+ * (cache=mmap, loose; under the inode lock, so no write(2) dirties a page
+ * meanwhile): the dirty pages from the new end on are sent and write-back
+ * in flight there finishes, so no Twrite of them lands after the truncate
+ * (the flusher could send one otherwise, extending the file again). A
+ * page a mapping dirties past the new end while the truncate is under way
+ * can still be sent before ninep_size_truncate_pages() drops it.
  */
 void ninep_size_write_back(struct inode *inode, const struct iattr *iattr)
 {
 	if (!(iattr->ia_valid & ATTR_SIZE) || (iattr->ia_valid & ATTR_OPEN) ||
-	    !S_ISREG(inode->i_mode) || !ninep_cache_mmap(inode))
+	    !S_ISREG(inode->i_mode) || !ninep_cache_writeback(inode))
 		return;
 	/* An error stays recorded for fsync; it is not the truncate's. */
-	filemap_fdatawait_range_keep_errors(inode->i_mapping,
-					    round_down(iattr->ia_size, PAGE_SIZE),
-					    LLONG_MAX);
+	ninep_write_back_range(inode, round_down(iattr->ia_size, PAGE_SIZE),
+			       LLONG_MAX);
+}
+
+/*
+ * stat(2) in cache=loose: the bytes written here go to the server first,
+ * so that the size and times it reports count them. A failure stays
+ * recorded for fsync and close; stat shows what the server holds.
+ */
+void ninep_getattr_write_back(struct inode *inode)
+{
+	if (S_ISREG(inode->i_mode) && ninep_cache_loose(inode))
+		ninep_write_back_range(inode, 0, LLONG_MAX);
 }
 
 /*
@@ -662,10 +845,12 @@ const struct address_space_operations ninep_aops = {
 	.readahead	= ninep_readahead,
 	.writepage	= ninep_writepage,
 	.writepages	= ninep_writepages,
+	.write_begin	= ninep_write_begin,
+	.write_end	= ninep_write_end,
 	.dirty_folio	= filemap_dirty_folio,
 	.launder_folio	= ninep_launder_folio,
 	.migrate_folio	= filemap_migrate_folio,
-	.direct_IO	= noop_direct_IO,	/* I/O is direct already */
+	.direct_IO	= noop_direct_IO,	/* O_DIRECT: in the iters */
 };
 
 const struct file_operations ninep_file_fops = {

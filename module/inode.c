@@ -37,6 +37,9 @@ struct inode *ninep_alloc_inode(struct super_block *sb)
 		return NULL;
 	memset(&vi->qid, 0, sizeof(vi->qid));
 	vi->wb_fid = NULL;
+	atomic_set(&vi->wb_gen, 0);
+	vi->cache_ctime = (struct timespec64){};
+	vi->cache_size = 0;
 	return &vi->vfs_inode;
 }
 
@@ -78,6 +81,43 @@ void ninep_i_size_set(struct inode *inode, loff_t size, bool grow)
 {
 	spin_lock(&inode->i_lock);
 	if (!grow || size > i_size_read(inode))
+		i_size_write(inode, size);
+	spin_unlock(&inode->i_lock);
+}
+
+/* Taken before a Tstat or Tgetattr is sent, for ninep_i_size_refresh(). */
+long ninep_size_gen(struct inode *inode)
+{
+	return atomic_read(&NINEP_I(inode)->wb_gen) & INT_MAX;
+}
+
+/*
+ * cache=loose: bytes written through the cache and not yet on the server
+ * are past the size the server reports. A refresh may only raise the size
+ * while any are cached dirty or under write-back, or if a write-back was
+ * answered since @gen was taken (the reply may predate its Twrite), or
+ * with no @gen (a lookup: the open that follows it refreshes again). The
+ * tags are read first: write-back counts itself before it clears them,
+ * and write_end marks a folio dirty before it grows the size.
+ */
+static bool ninep_size_pending(struct inode *inode, long gen)
+{
+	struct address_space *mapping = inode->i_mapping;
+
+	if (!S_ISREG(inode->i_mode) || !ninep_cache_loose(inode))
+		return false;
+	if (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) ||
+	    mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK))
+		return true;
+	smp_rmb();	/* pairs with smp_mb__after_atomic() in ninep_wb_send() */
+	return gen == NINEP_NO_GEN || gen != ninep_size_gen(inode);
+}
+
+/* The size a Tstat or Tgetattr reported, for a refresh of the inode. */
+void ninep_i_size_refresh(struct inode *inode, loff_t size, long gen)
+{
+	spin_lock(&inode->i_lock);
+	if (size > i_size_read(inode) || !ninep_size_pending(inode, gen))
 		i_size_write(inode, size);
 	spin_unlock(&inode->i_lock);
 }
@@ -204,7 +244,8 @@ static void ninep_link_count(struct inode *inode, const struct v9p_str *ext)
  * inode never changes here: lookup finds a new inode for a file whose type
  * did (the type is part of the key).
  */
-void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
+void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st,
+			 long gen)
 {
 	struct ninep_session *s = ninep_inode_session(inode);
 	struct timespec64 ts = { .tv_nsec = 0 };
@@ -232,7 +273,7 @@ void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st)
 	inode_set_ctime_to_ts(inode, ts);	/* 9P2000 has no ctime */
 
 	if (!S_ISDIR(inode->i_mode))
-		ninep_i_size_set(inode, st->length, false);
+		ninep_i_size_refresh(inode, st->length, gen);
 	if (ninep_extended(s) && S_ISREG(inode->i_mode) && inode->i_nlink)
 		ninep_link_count(inode, &st->extension);
 	inode->i_blocks = (st->length + 511) >> 9;
@@ -308,9 +349,9 @@ struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			break;
 		}
 		if (st) {
-			ninep_stat_to_inode(inode, st);
+			ninep_stat_to_inode(inode, st, NINEP_NO_GEN);
 		} else if (ga) {
-			ninep_getattr_to_inode(inode, ga);
+			ninep_getattr_to_inode(inode, ga, NINEP_NO_GEN);
 		} else {
 			inode->i_uid = ninep_extended(s) ? current_fsuid() : s->uid;
 			inode->i_gid = ninep_extended(s) ? current_fsgid() : s->gid;
@@ -318,9 +359,9 @@ struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 		}
 		unlock_new_inode(inode);
 	} else if (st) {
-		ninep_stat_to_inode(inode, st);
+		ninep_stat_to_inode(inode, st, NINEP_NO_GEN);
 	} else if (ga) {
-		ninep_getattr_to_inode(inode, ga);
+		ninep_getattr_to_inode(inode, ga, NINEP_NO_GEN);
 	}
 	return inode;
 }
@@ -337,6 +378,7 @@ struct inode *ninep_inode_from_stat(struct super_block *sb,
 /* One Tstat (Tgetattr in .L) on @fid, applied to @inode. */
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 {
+	long gen = ninep_size_gen(inode);
 	struct v9p_stat *st;
 
 	if (!fid)
@@ -346,7 +388,7 @@ int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 	st = ninep_stat(fid);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	ninep_stat_to_inode(inode, st);
+	ninep_stat_to_inode(inode, st, gen);
 	kfree(st);
 	return 0;
 }
@@ -565,7 +607,8 @@ int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = ops->create_open(dir, dentry, mode, flags, &ofid);
+	err = ops->create_open(dir, dentry, mode,
+			       ninep_cache_open_flags(dir, flags), &ofid);
 	if (err == -EEXIST && !(flags & O_EXCL)) {
 		kfree(of);
 		err = ops->instantiate(dir, dentry);
@@ -864,6 +907,7 @@ static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 	int err;
 
 	if (!(query_flags & AT_STATX_DONT_SYNC)) {
+		ninep_getattr_write_back(inode);
 		fid = ninep_fid_lookup(dentry);
 		err = PTR_ERR_OR_ZERO(fid);
 		if (!err) {

@@ -107,7 +107,8 @@ static bool ninep_dotl_acl_stale(struct inode *inode,
  * Apply a checked Rgetattr to @inode. As in ninep_stat_to_inode(), the file
  * type of an existing inode never changes here.
  */
-void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga)
+void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
+			    long gen)
 {
 	struct ninep_session *s = ninep_inode_session(inode);
 	umode_t type = inode->i_mode & S_IFMT;
@@ -146,7 +147,7 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga)
 		inode_set_ctime_to_ts(inode, ts);
 	}
 	if ((ga->valid & V9P_GETATTR_SIZE) && !S_ISDIR(inode->i_mode))
-		ninep_i_size_set(inode, ga->size, false);
+		ninep_i_size_refresh(inode, ga->size, gen);
 	if (ga->valid & V9P_GETATTR_BLOCKS)
 		inode->i_blocks = ga->blocks;
 	NINEP_I(inode)->qid.version = ga->qid.version;
@@ -155,6 +156,7 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga)
 /* Tgetattr on @fid, checked, applied to @inode. */
 int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid)
 {
+	long gen = ninep_size_gen(inode);
 	struct v9p_rgetattr ga;
 	int err;
 
@@ -163,7 +165,7 @@ int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid)
 		err = ninep_dotl_check(&ga);
 	if (err)
 		return err;
-	ninep_getattr_to_inode(inode, &ga);
+	ninep_getattr_to_inode(inode, &ga, gen);
 	return 0;
 }
 
@@ -505,6 +507,7 @@ static int ninep_dotl_getattr(struct ninep_idmap *idmap, const struct path *path
 	int err;
 
 	if (!(query_flags & AT_STATX_DONT_SYNC)) {
+		ninep_getattr_write_back(inode);
 		fid = ninep_fid_lookup(dentry);
 		err = PTR_ERR_OR_ZERO(fid);
 		if (!err) {

@@ -52,7 +52,7 @@ static const struct constant_table ninep_version_names[] = {
 /* The in-tree client's names; the ones not implemented here are refused. */
 static const struct constant_table ninep_cache_names[] = {
 	{ "fscache",	-1 },
-	{ "loose",	-1 },
+	{ "loose",	NINEP_CACHE_LOOSE },
 	{ "mmap",	NINEP_CACHE_MMAP },
 	{ "none",	NINEP_CACHE_NONE },
 	{}
@@ -346,6 +346,8 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 		seq_puts(m, ",noxattr");
 	if (s->cache == NINEP_CACHE_MMAP)
 		seq_puts(m, ",cache=mmap");
+	else if (s->cache == NINEP_CACHE_LOOSE)
+		seq_puts(m, ",cache=loose");
 	if (root->d_sb->s_flags & SB_POSIXACL)
 		seq_puts(m, ",posixacl");
 	return 0;
@@ -400,10 +402,26 @@ static int ninep_statfs_vfs(struct dentry *dentry, struct kstatfs *buf)
 	return 0;
 }
 
+/*
+ * The last reference to an inode went: it goes too, unless cache=loose
+ * keeps a regular file's inode and pages cached for its next open (which
+ * keeps the pages if the file did not change). Not one holding a
+ * write-back fid, an open file on the server: its pages would be dropped
+ * at the next open anyway, the server having stamped the file when they
+ * landed.
+ */
+static int ninep_drop_inode(struct inode *inode)
+{
+	if (S_ISREG(inode->i_mode) && ninep_cache_loose(inode) &&
+	    !NINEP_I(inode)->wb_fid)
+		return generic_drop_inode(inode);
+	return generic_delete_inode(inode);
+}
+
 static const struct super_operations ninep_super_ops = {
 	.alloc_inode	= ninep_alloc_inode,
 	.free_inode	= ninep_free_inode,
-	.drop_inode	= generic_delete_inode,
+	.drop_inode	= ninep_drop_inode,
 	.evict_inode	= ninep_evict_inode,
 	.statfs		= ninep_statfs_vfs,
 	.show_options	= ninep_show_options,

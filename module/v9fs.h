@@ -45,6 +45,7 @@ enum ninep_access {
 enum ninep_cache_mode {
 	NINEP_CACHE_NONE,	/* page cache only for read-only/private maps */
 	NINEP_CACHE_MMAP,	/* shared writable mappings, written back */
+	NINEP_CACHE_LOOSE,	/* mmap, and read(2)/write(2) through the cache */
 };
 
 /*
@@ -75,16 +76,26 @@ struct ninep_session {
 };
 
 /*
- * Per-inode state: the server's identity of the file. wb_fid (cache=mmap)
- * is a reference on the open fid of the first shared writable mapping of
- * the file; dirty pages go back through it until the inode is evicted.
- * Set once under i_lock, then only read.
+ * Per-inode state: the server's identity of the file. wb_fid (cache=mmap
+ * and loose) is a reference on the open fid of the first shared writable
+ * mapping of the file, or in cache=loose of its first write(2) through the
+ * cache; dirty pages go back through it until the inode is evicted. Set
+ * once under i_lock, then only read. wb_gen counts the write-back runs
+ * answered, for ninep_i_size_refresh(). cache_ctime and cache_size
+ * (cache=loose, under the inode lock) are the server's attributes the
+ * cached pages were valid for, checked at each open.
  */
 struct ninep_inode {
 	struct v9p_qid qid;
 	struct ninep_fid *wb_fid;
+	atomic_t wb_gen;
+	struct timespec64 cache_ctime;
+	loff_t cache_size;
 	struct inode vfs_inode;
 };
+
+/* No sample of wb_gen: the size came from a lookup (ninep_size_gen()). */
+#define NINEP_NO_GEN		(-1L)
 
 /*
  * Per-open-file state, in file->private_data. fid is the file's own open fid
@@ -124,9 +135,16 @@ static inline bool ninep_dotl(const struct ninep_session *s)
 	return s->dialect == V9P_9P2000L;
 }
 
-static inline bool ninep_cache_mmap(const struct inode *inode)
+/* Dirty pages are allowed and written back: cache=mmap and cache=loose. */
+static inline bool ninep_cache_writeback(const struct inode *inode)
 {
-	return ninep_inode_session(inode)->cache == NINEP_CACHE_MMAP;
+	return ninep_inode_session(inode)->cache >= NINEP_CACHE_MMAP;
+}
+
+/* read(2) and write(2) of regular files go through the page cache. */
+static inline bool ninep_cache_loose(const struct inode *inode)
+{
+	return ninep_inode_session(inode)->cache == NINEP_CACHE_LOOSE;
 }
 
 static inline struct ninep_fid *ninep_file_fid(const struct file *file)
@@ -157,8 +175,11 @@ struct inode *ninep_alloc_inode(struct super_block *sb);
 void ninep_free_inode(struct inode *inode);
 struct inode *ninep_inode_from_stat(struct super_block *sb,
 				    const struct v9p_stat *st);
-void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st);
+void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st,
+			 long gen);
 void ninep_i_size_set(struct inode *inode, loff_t size, bool grow);
+long ninep_size_gen(struct inode *inode);
+void ninep_i_size_refresh(struct inode *inode, loff_t size, long gen);
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid);
 struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
@@ -197,7 +218,8 @@ void ninep_drop_nlink(struct inode *inode);
 extern const struct inode_operations ninep_dotl_dir_iops;
 extern const struct inode_operations ninep_dotl_file_iops;
 extern const struct inode_operations ninep_dotl_symlink_iops;
-void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga);
+void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
+			    long gen);
 int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid);
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 					struct ninep_fid *fid);
@@ -244,11 +266,14 @@ extern const struct file_operations ninep_file_fops;
 extern const struct address_space_operations ninep_aops;
 u8 ninep_open_mode(unsigned int f_flags);
 u32 ninep_dotl_open_flags(unsigned int f_flags);
+unsigned int ninep_cache_open_flags(const struct inode *inode,
+				    unsigned int f_flags);
 int ninep_file_open(struct inode *inode, struct file *file);
 int ninep_file_release(struct inode *inode, struct file *file);
 int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 extern const struct file_operations ninep_dotl_file_fops;
 void ninep_size_write_back(struct inode *inode, const struct iattr *iattr);
+void ninep_getattr_write_back(struct inode *inode);
 void ninep_size_truncate_pages(struct inode *inode, loff_t size);
 void ninep_evict_inode(struct inode *inode);
 

@@ -100,7 +100,7 @@ fi
 
 # --- refused: unknown and malformed options, before any connection -------
 bad "port=$P,bogus" "bogus"
-bad "port=$P,cache=loose" "cache"
+bad "port=$P,cache=fscache" "cache"
 bad "port=abc" "'port'"
 bad "port=0" "port=0"
 bad "port=70000" "port=70000"
@@ -180,6 +180,7 @@ good "port=$P,maxdata=32768" 127.0.0.1 "maxdata= (alias of msize=)" msize=32768 
 good "port=$P,version=9p2000.u" 127.0.0.1 "version=9p2000.u" version=9p2000.u && umount_m
 good "port=$P,version=9p2000" 127.0.0.1 "version=9p2000" version=9p2000 noextend && umount_m
 good "port=$P,timeout=7" 127.0.0.1 "timeout=" timeout=7 && umount_m
+good "port=$P,cache=loose" 127.0.0.1 "cache=loose" cache=loose && umount_m
 
 # --- access=: as given; the defaults of each dialect ------------------------
 good "port=$P,version=9p2000.L" 127.0.0.1 ".L default access" access=client && umount_m
