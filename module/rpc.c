@@ -1059,6 +1059,14 @@ static int rx_pump(struct ninep_client *c, struct ninep_req *mine)
 			return -EAGAIN;
 		}
 	} while (n > 0 && !(mine && req_finished(mine)));
+	/*
+	 * A leader stops at its own reply, not knowing whether more is
+	 * there. Look once more rather than guess: flagging readiness that
+	 * is not there would wake the rx thread for nothing after every
+	 * request, two context switches each time.
+	 */
+	if (n > 0 && !READ_ONCE(c->dead))
+		n = rx_step(c, false);
 	if (n > 0) {
 		/* Stopped early: maybe more. */
 		WRITE_ONCE(c->rx_ready_at, jiffies);
