@@ -354,6 +354,7 @@ static ssize_t ninep_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 			goto out;
 	}
 	ret = ninep_write(fid, pos, from, i_size_read(inode));
+	ninep_attr_stale(inode);
 	if (ret > 0) {
 		iocb->ki_pos = pos + ret;
 		ninep_i_size_set(inode, iocb->ki_pos, true);
@@ -617,6 +618,8 @@ static void ninep_wb_send(struct ninep_wb *wb)
 		if (n >= 0 && n < wb->len)
 			n = -EIO;	/* a short Rwrite: the server is out of room */
 	}
+	/* The server stamped the file: before the tags go, as the count. */
+	ninep_attr_stale(wb->inode);
 	atomic_inc(&NINEP_I(wb->inode)->wb_gen);
 	/*
 	 * Counted before the tags go: a refresh that finds them gone must
