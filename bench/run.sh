@@ -28,8 +28,20 @@
 # moved to 9pnet_virtio), 9p2000.u, msize 512 KiB, the in-tree one with cache=none:
 # the main section's workloads, the sequential write without its fsync (QEMU 7.2
 # never answers fsync over 9P2000.u once data was written).
-# V9FS_BENCH_SECTIONS="main serial virtio" (the default) picks sections; for one
-# alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
+# Then the loose section: cache=loose, over 9p2000.L to one v9fsd export with msize
+# MSIZE, every configuration mounted at once: ours cache=loose (attributes
+# cached for actimeo=1 s, the default), ours cache=loose,actimeo=0 (attributes
+# asked for at every stat), the in-tree client cache=loose, ours cache=none, and
+# tmpfs. Workloads: the 64 MiB
+# sequential write+fsync; a re-read of that file without dropping caches (it
+# is read once untimed, then the second read is timed); a tree of 1,300 files
+# of 1-64 KiB in 60 directories (v9bench mktree, tarred to /tmp once) untarred
+# onto the mount and synced (timed together), then `cat` of every file, once
+# after drop_caches (cat-cold) and once warm (an untimed cat first: cat-warm);
+# `ls -l` of 10,000 entries after drop_caches; the 1000 small files. With each,
+# the 9P requests v9fsd received.
+# V9FS_BENCH_SECTIONS="main serial virtio loose" (the default) picks sections; for
+# one alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
 # Timing only: nothing here passes or fails; a run that cannot be made says why.
 . /v9fs/tests/lib.sh
 
@@ -80,8 +92,9 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 # 10,000-entry directory (ls); "-" when it could not be mounted.
 work_of() { eval echo "\${work_$(echo "$1" | tr '.-' '__'):--}"; }
 set_work() { eval "work_$(echo "$1" | tr '.-' '__')=$2"; }
-ls_of() { case $1 in tmpfs) echo /tmp/bench-tmpfs/ls ;; *) echo "$(dirname "$(work_of "$1")")/ls" ;; esac; }
-counted() { case $1 in 9P.u | 9p.u | 9P.L | 9p.L) return 0 ;; esac; return 1; }
+TMPFS_LS=/tmp/bench-tmpfs/ls
+ls_of() { case $1 in tmpfs) echo "$TMPFS_LS" ;; *) echo "$(dirname "$(work_of "$1")")/ls" ;; esac; }
+counted() { case $1 in 9P.u | 9p.u | 9P.L | 9p.L | lo-*) return 0 ;; esac; return 1; }
 
 # one CONFIG WORKLOAD CMD...: run one timed workload, record it
 one() {
@@ -232,7 +245,7 @@ table() {
 }
 
 SEQSYNC=
-SECTIONS=${V9FS_BENCH_SECTIONS:-main serial virtio}
+SECTIONS=${V9FS_BENCH_SECTIONS:-main serial virtio loose}
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # --- serial section ---------------------------------------------------------------------------
@@ -394,9 +407,105 @@ virtio_section() {
 	rm -f "$RES"
 }
 
+# --- loose section ----------------------------------------------------------------------------
+LPORT=5683
+LEXPORT=/export/bench-loose
+LTMPFS=/tmp/bench-loose-tmpfs
+TREE=/tmp/bench-tree.tar
+TREE_DIRS=60
+TREE_FILES=${V9FS_BENCH_TREE_FILES:-1300}
+LCONFIGS="tmpfs lo-ours lo-ours-ac0 lo-intree lo-ours-none"
+LWORKLOADS="seqwrite reread untar cat-cold cat-warm ls-l smallfiles"
+
+# CATALL DIR: cat of every file under DIR, its output to /dev/null
+CATALL='find "$1" -type f | xargs cat > /dev/null'
+
+# lworkload CONFIG WORKLOAD: one run of a loose workload in CONFIG's directory
+lworkload() {
+	_w=$(work_of "$1")
+	case $2 in
+	reread)
+		cat "$_w/seq" > /dev/null
+		one "$1" "$2" $B seqread "$_w/seq" ;;
+	untar)
+		# the 64 MiB file is done with: room for the trees
+		rm -rf "$_w/seq" "$_w/tree"
+		mkdir -p "$_w/tree"
+		one "$1" "$2" $B time sh -c "tar -xf $TREE -C $_w/tree && sync" ;;
+	cat-cold) drop_caches; one "$1" "$2" $B time sh -c "$CATALL" catall "$_w/tree" ;;
+	cat-warm)
+		sh -c "$CATALL" catall "$_w/tree"
+		one "$1" "$2" $B time sh -c "$CATALL" catall "$_w/tree" ;;
+	*) workload "$1" "$2" ;;
+	esac
+}
+
+# lmount CONFIG CLIENT OPTS: mount CONFIG at /mnt/bench-CONFIG, 9p2000.L, msize MSIZE
+lmount() {
+	load_client "$2" > "$W/insmod" 2>&1 ||
+		{ say "# $1: the $2 client did not load: $(tail -n 1 "$W/insmod")"; return; }
+	bench_mount "$1" "$2" 9p2000.L $LPORT "msize=$MSIZE,$3"
+}
+
+loose_section() {
+	RES=/tmp/bench.loose
+	: > "$RES"
+	mkdir -p "$LEXPORT/ls" "$LTMPFS/ls" "$LTMPFS/w" "$W"
+	say "# loose: kernel $(uname -r), version=9p2000.L, msize $MSIZE, v9fsd; ${MIB} MiB" \
+		"sequential, a tree of $TREE_FILES files, ls -l of $ENTRIES entries, $SMALL small" \
+		"files; $ROUNDS round(s) of seqwrite and reread, $SLOW_ROUNDS of the others," \
+		"configurations interleaved"
+	mkdir -p "$W/tree"
+	$B mktree "$W/tree" $TREE_DIRS "$TREE_FILES" > /dev/null &&
+		(cd "$W/tree" && tar -cf "$TREE" .) || say "# loose: the tree could not be made"
+	rm -rf "$W/tree"
+	$B mkfiles "$LTMPFS/ls" $ENTRIES > /dev/null
+	$B mkfiles "$LEXPORT/ls" $ENTRIES > /dev/null
+	set_work tmpfs "$LTMPFS/w"
+	TMPFS_LS=$LTMPFS/ls
+	STATS=/tmp/v9fsd.$LPORT.stats
+	if v9fsd_start "$LEXPORT" $LPORT -m "$MSIZE"; then
+		lmount lo-ours 9P cache=loose
+		lmount lo-ours-ac0 9P cache=loose,actimeo=0
+		lmount lo-intree 9p cache=loose
+		lmount lo-ours-none 9P cache=none
+	else
+		say "# loose: v9fsd did not start"
+	fi
+	for wl in $LWORKLOADS; do
+		rounds=$SLOW_ROUNDS
+		case $wl in seqwrite | reread) rounds=$ROUNDS ;; esac
+		r=0
+		while [ $r -lt "$rounds" ]; do
+			r=$((r + 1))
+			for cfg in $LCONFIGS; do
+				[ "$(work_of $cfg)" = - ] && continue
+				lworkload $cfg $wl
+			done
+		done
+	done
+	for cfg in $LCONFIGS; do
+		[ "$cfg" = tmpfs ] && continue
+		[ "$(work_of $cfg)" = - ] && continue
+		rm -rf "$(work_of $cfg)"
+		umount_9p /mnt/bench-$cfg || say "# $cfg: umount failed"
+	done
+	v9fsd_stop
+	rmmod 9p2000 2> /dev/null
+	unload_client 9p 2> /dev/null
+	say ""
+	say "# loose summary: seconds, median of the rounds (9P requests counted by v9fsd);" \
+		"ratio = slower/faster time, >1 is a win for the second"
+	medians "$RES" > "$RES.med"
+	table "$RES.med" "$LWORKLOADS" "tmpfs lo-ours:1 lo-ours-ac0:1 lo-intree:1 lo-ours-none:1" \
+		"lo-intree/lo-ours lo-ours/tmpfs"
+	rm -rf "$RES" "$RES.med" "$LEXPORT" "$LTMPFS" "$TREE"
+}
+
 if ! want main; then
 	want serial && serial_section
 	want virtio && virtio_section
+	want loose && loose_section
 	rm -rf "$W" "$SEXPORT"
 	exit 0
 fi
@@ -476,5 +585,9 @@ fi
 if want virtio; then
 	say ""
 	virtio_section
+fi
+if want loose; then
+	say ""
+	loose_section
 fi
 rm -rf "$W" "$SEXPORT"

@@ -11,6 +11,9 @@
  *					(create, write 4 KiB, close, stat, open,
  *					read, close, unlink)
  *	v9bench mkfiles DIR COUNT	COUNT empty files (set-up, not a measure)
+ *	v9bench mktree DIR DIRS COUNT	COUNT files of 1 to 64 KiB spread over
+ *					DIRS directories DIR/d-N (set-up: a
+ *					source tree to tar and untar)
  *	v9bench stat FILE COUNT		COUNT x stat(FILE)
  *	v9bench cat FILE COUNT		COUNT x (open, read to the end, close)
  *	v9bench creates DIR COUNT	COUNT x (create DIR/c-N, close); timed,
@@ -340,6 +343,53 @@ static int mkfiles(const char *dir, long count)
 	return 0;
 }
 
+/*
+ * The sizes follow a fixed linear congruential sequence, so that every run
+ * and every kernel gets the same tree; the bytes are not all alike, so that
+ * nothing along the way can shrink them.
+ */
+static int mktree(const char *dir, long dirs, long count)
+{
+	char *buf = xmalloc(64 * 1024);
+	unsigned long long bytes = 0;
+	uint32_t seed = 12345;
+	char path[4096];
+	double t0 = now();
+	long i;
+	int fd;
+
+	if (dirs <= 0 || count < 0) {
+		fprintf(stderr, "v9bench: mktree needs DIRS > 0 and COUNT >= 0\n");
+		return 1;
+	}
+	for (i = 0; i < 64 * 1024; i++)
+		buf[i] = (char)(i * 7 + i / 251);
+	for (i = 0; i < dirs; i++) {
+		snprintf(path, sizeof(path), "%s/d-%02ld", dir, i);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			die("mkdir", path);
+	}
+	for (i = 0; i < count; i++) {
+		size_t size;
+
+		seed = seed * 1103515245u + 12345u;
+		size = 1024 * (1 + (seed >> 16) % 64);
+		snprintf(path, sizeof(path), "%s/d-%02ld/f-%05ld", dir, i % dirs, i);
+		fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		if (fd < 0)
+			die("create", path);
+		if (write(fd, buf + (i % 1024), size - (i % 1024)) < 0 ||
+		    write(fd, buf, i % 1024) < 0)
+			die("write", path);
+		if (close(fd) < 0)
+			die("close", path);
+		bytes += size;
+	}
+	free(buf);
+	report("mktree", now() - t0, bytes, count);
+	return 0;
+}
+
 static int timecmd(char **argv)
 {
 	double t0 = now();
@@ -380,7 +430,8 @@ static int idlecmd(char **argv)
 static void usage(void)
 {
 	fprintf(stderr, "usage: v9bench seqwrite FILE MIB [nosync] | seqread FILE | randread FILE COUNT |\n"
-		"       smallfiles DIR COUNT | mkfiles DIR COUNT | time CMD [ARG...] |\n"
+		"       smallfiles DIR COUNT | mkfiles DIR COUNT | mktree DIR DIRS COUNT |\n"
+		"       time CMD [ARG...] |\n"
 		"       stat FILE COUNT | cat FILE COUNT | creates DIR COUNT |\n"
 		"       writes FILE KIB COUNT | reads FILE KIB | idle CMD [ARG...]\n");
 	exit(2);
@@ -403,6 +454,8 @@ int main(int argc, char **argv)
 		return smallfiles(argv[2], atol(argv[3]));
 	if (!strcmp(argv[1], "mkfiles") && argc == 4)
 		return mkfiles(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "mktree") && argc == 5)
+		return mktree(argv[2], atol(argv[3]), atol(argv[4]));
 	if (!strcmp(argv[1], "stat") && argc == 4)
 		return statloop(argv[2], atol(argv[3]));
 	if (!strcmp(argv[1], "cat") && argc == 4)

@@ -109,6 +109,7 @@ static int ninep_acl_store(struct dentry *dentry, int type,
 		goto out;
 	err = ninep_xattr_store(fid, name, value, size, 0);
 	ninep_fid_put(fid);
+	ninep_attr_stale(d_inode(dentry));	/* its ctime */
 	if (err == -ENODATA && !acl)
 		err = 0;
 	if (!err)
@@ -133,6 +134,7 @@ static int ninep_acl_set_mode(struct dentry *dentry, umode_t mode)
 		return PTR_ERR(fid);
 	err = ninep_setattr(fid, &sa);
 	ninep_fid_put(fid);
+	ninep_attr_stale(inode);
 	if (err)
 		return err;
 	inode->i_mode = mode;

@@ -135,13 +135,34 @@ static int ninep_file_topen(struct inode *inode, struct ninep_fid *ofid,
 }
 
 /*
+ * Drop every cached page of @inode (a dirty one is written back first, by
+ * ->launder_folio). A page held elsewhere at that moment (a read copying
+ * from it, a pipe a mapping was spliced into, a mapping dirtying it again
+ * once laundered) cannot go: invalidate_inode_pages2() drops the others
+ * and says -EBUSY. The dirty pages are then sent and it tries once more.
+ */
+static int ninep_cache_drop(struct inode *inode)
+{
+	int err = invalidate_inode_pages2(inode->i_mapping);
+
+	if (err != -EBUSY)
+		return err;
+	err = ninep_write_back_range(inode, 0, LLONG_MAX);
+	return err ?: invalidate_inode_pages2(inode->i_mapping);
+}
+
+/*
  * cache=loose, at each open: the attributes are fetched on the new open
  * fid and, if the server's ctime or size is not what the cached pages were
- * valid for, the pages go (a dirty one is written back first, by
- * ->launder_folio). ctime changes whenever mtime does, and also when only
- * mtime was set back (a copy keeping times). Pages of a file we wrote are
- * dropped at its next open too, the server having stamped a new time.
- * Under the inode lock: no write(2) dirties a page meanwhile.
+ * valid for, the pages go. ctime changes whenever mtime does, and also
+ * when only mtime was set back (a copy keeping times). Pages of a file we
+ * wrote are dropped at its next open too, the server having stamped a new
+ * time. Under the inode lock: no write(2) dirties a page meanwhile.
+ *
+ * If some pages could not be dropped, the open still succeeds: what stays
+ * is a page this client holds or dirties right now, whose bytes will win
+ * at write-back anyway. The old ctime and size are kept, so that the next
+ * open tries again rather than trusting those pages.
  */
 static int ninep_cache_revalidate(struct inode *inode, struct ninep_fid *fid)
 {
@@ -158,8 +179,13 @@ static int ninep_cache_revalidate(struct inode *inode, struct ninep_fid *fid)
 	size = i_size_read(inode);
 	if (inode->i_mapping->nrpages &&
 	    (!timespec64_equal(&ctime, &vi->cache_ctime) ||
-	     size != vi->cache_size))
-		invalidate_inode_pages2(inode->i_mapping);
+	     size != vi->cache_size) &&
+	    ninep_cache_drop(inode)) {
+		ninep_err_dbg(ninep_inode_session(inode),
+			      "inode %lu: cached pages kept, checked again at the next open\n",
+			      inode->i_ino);
+		goto out;
+	}
 	vi->cache_ctime = ctime;
 	vi->cache_size = size;
 out:
@@ -354,6 +380,7 @@ static ssize_t ninep_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 			goto out;
 	}
 	ret = ninep_write(fid, pos, from, i_size_read(inode));
+	ninep_attr_stale(inode);
 	if (ret > 0) {
 		iocb->ki_pos = pos + ret;
 		ninep_i_size_set(inode, iocb->ki_pos, true);
@@ -617,6 +644,8 @@ static void ninep_wb_send(struct ninep_wb *wb)
 		if (n >= 0 && n < wb->len)
 			n = -EIO;	/* a short Rwrite: the server is out of room */
 	}
+	/* The server stamped the file: before the tags go, as the count. */
+	ninep_attr_stale(wb->inode);
 	atomic_inc(&NINEP_I(wb->inode)->wb_gen);
 	/*
 	 * Counted before the tags go: a refresh that finds them gone must

@@ -6,8 +6,10 @@
  * attributes.
  *
  * Each positive dentry holds a fid per user that used it (fid.c); open
- * files clone the opener's. Nothing is cached: a dentry is dropped as soon
- * as it is unused, and lookup and getattr ask the server, as the seed did.
+ * files clone the opener's. Names are not cached: a dentry is dropped as
+ * soon as it is unused and lookup asks the server, as the seed did; so does
+ * getattr, but with cache=loose, which trusts the last reply for actimeo
+ * seconds unless this client changed the file since (ninep_attr_cached()).
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -40,6 +42,10 @@ struct inode *ninep_alloc_inode(struct super_block *sb)
 	atomic_set(&vi->wb_gen, 0);
 	vi->cache_ctime = (struct timespec64){};
 	vi->cache_size = 0;
+	/* Never fetched: stale until a reply is applied. */
+	vi->attr_time = 0;
+	vi->attr_fetched = 0;
+	vi->attr_stale = 1;
 	return &vi->vfs_inode;
 }
 
@@ -379,18 +385,101 @@ struct inode *ninep_inode_from_stat(struct super_block *sb,
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 {
 	long gen = ninep_size_gen(inode);
+	struct ninep_attr_stamp stamp;
 	struct v9p_stat *st;
 
 	if (!fid)
 		return -EIO;
 	if (ninep_dotl(ninep_inode_session(inode)))
 		return ninep_dotl_refresh(inode, fid);
+	ninep_attr_stamp(ninep_inode_session(inode), &stamp);
 	st = ninep_stat(fid);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	ninep_stat_to_inode(inode, st, gen);
+	ninep_attr_fetched(inode, &stamp);
 	kfree(st);
 	return 0;
+}
+
+/* ---- attribute cache (cache=loose, actimeo=) ---- */
+
+static bool ninep_attr_caching(const struct ninep_session *s)
+{
+	return s->cache == NINEP_CACHE_LOOSE && s->actimeo;
+}
+
+/*
+ * Taken before a request for attributes is sent. The epoch is read first:
+ * a local change counted after it was made on the server after the request
+ * may have been answered, so the reply does not count as fresh.
+ */
+void ninep_attr_stamp(const struct ninep_session *s,
+		      struct ninep_attr_stamp *stamp)
+{
+	stamp->epoch = atomic_read(&s->attr_epoch);
+	stamp->when = jiffies;
+}
+
+/*
+ * The attributes of a reply to a request stamped @stamp were applied to
+ * @inode. The age counts from the request, not the reply: what the server
+ * said is at least that old.
+ */
+void ninep_attr_fetched(struct inode *inode,
+			const struct ninep_attr_stamp *stamp)
+{
+	struct ninep_inode *vi = NINEP_I(inode);
+
+	if (!ninep_attr_caching(ninep_inode_session(inode)))
+		return;
+	WRITE_ONCE(vi->attr_time, stamp->when);
+	WRITE_ONCE(vi->attr_fetched, stamp->epoch);
+}
+
+/*
+ * This client changed @inode's attributes on the server (or may have: it
+ * is called after the request whatever its answer): the cached ones are no
+ * longer trusted, nor those of a reply to a request sent before now.
+ * atomic_inc_return() orders the count before what follows (a write-back's
+ * tags going: see ninep_attr_cached()).
+ */
+void ninep_attr_stale(struct inode *inode)
+{
+	struct ninep_session *s;
+
+	if (!inode)
+		return;
+	s = ninep_inode_session(inode);
+	if (!ninep_attr_caching(s))
+		return;
+	WRITE_ONCE(NINEP_I(inode)->attr_stale, atomic_inc_return(&s->attr_epoch));
+}
+
+/*
+ * Whether getattr may answer from @inode's attributes without asking: with
+ * cache=loose and actimeo, if they came from a reply to a request sent less
+ * than actimeo seconds ago, no local change came after that request, and
+ * no byte written here is still on its way (dirty or under write-back: the
+ * size and times then are the server's business). The tags are read before
+ * the stamps: write-back marks the attributes stale before it clears them.
+ */
+bool ninep_attr_cached(struct inode *inode, unsigned int query_flags)
+{
+	struct ninep_session *s = ninep_inode_session(inode);
+	struct address_space *mapping = inode->i_mapping;
+	struct ninep_inode *vi = NINEP_I(inode);
+
+	if (!ninep_attr_caching(s) || (query_flags & AT_STATX_FORCE_SYNC))
+		return false;
+	if (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) ||
+	    mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK))
+		return false;
+	smp_rmb();	/* pairs with atomic_inc_return() in ninep_attr_stale() */
+	if ((int)(READ_ONCE(vi->attr_fetched) - READ_ONCE(vi->attr_stale)) < 0)
+		return false;
+	return time_before(jiffies, READ_ONCE(vi->attr_time) +
+			   (unsigned long)s->actimeo * HZ);
 }
 
 /* ---- dentries ---- */
@@ -431,6 +520,7 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 {
 	const char *name = dentry->d_name.name;
 	struct ninep_fid *dfid = ninep_parent_fid(dentry);
+	struct ninep_attr_stamp stamp;
 	struct ninep_fid *fid;
 	struct v9p_stat *st;
 	struct inode *inode;
@@ -438,6 +528,7 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 
 	if (IS_ERR(dfid))
 		return ERR_CAST(dfid);
+	ninep_attr_stamp(ninep_inode_session(dir), &stamp);
 	uid = dfid->uid;
 	fid = ninep_walk(dfid, 1, &name);
 	ninep_fid_put(dfid);
@@ -454,6 +545,7 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 		ninep_fid_put(fid);
 		return inode;
 	}
+	ninep_attr_fetched(inode, &stamp);
 	ninep_dentry_keep_fid(dentry, fid, uid);
 	return inode;
 }
@@ -516,6 +608,7 @@ static int ninep_create_common(struct inode *dir, struct dentry *dentry,
 	}
 	err = ninep_create(ofid, name, ninep_unix_to_p9mode(s, mode) | extra_perm,
 			   omode, ext);
+	ninep_attr_stale(dir);
 	if (err)
 		goto put_ofid;
 
@@ -536,6 +629,8 @@ static int ninep_create_common(struct inode *dir, struct dentry *dentry,
 			goto put_ofid;
 		}
 	}
+	/* A link's count changed; a new file has only the creator's guess. */
+	ninep_attr_stale(inode);
 	ninep_dentry_keep_fid(dentry, fid, dfid->uid);
 	d_instantiate(dentry, inode);
 
@@ -761,10 +856,18 @@ void ninep_drop_nlink(struct inode *inode)
 		drop_nlink(inode);
 }
 
+/* A name in @dir went (or may have): the directory and the file change. */
+void ninep_removed_stale(struct inode *dir, struct dentry *dentry)
+{
+	ninep_attr_stale(dir);
+	ninep_attr_stale(d_inode(dentry));
+}
+
 static int ninep_vfs_unlink(struct inode *dir, struct dentry *dentry)
 {
 	int err = ninep_remove_dentry(dentry);
 
+	ninep_removed_stale(dir, dentry);
 	if (!err)
 		ninep_drop_nlink(d_inode(dentry));
 	return err;
@@ -774,6 +877,7 @@ static int ninep_vfs_rmdir(struct inode *dir, struct dentry *dentry)
 {
 	int err = ninep_remove_dentry(dentry);
 
+	ninep_removed_stale(dir, dentry);
 	if (!err)
 		clear_nlink(d_inode(dentry));
 	return err;
@@ -827,6 +931,20 @@ static int ninep_rename_replace(struct ninep_fid *fid, struct ninep_fid *tfid,
 		pr_err("rename: %.*s is left as %s (%d)\n", n->len, n->name,
 		       aside, err2);
 	return err;
+}
+
+/*
+ * After a rename was asked for, whatever the answer: both directories, the
+ * moved file (its ctime) and the replaced one (its link count) change.
+ */
+void ninep_rename_stale(struct inode *old_dir, struct inode *new_dir,
+			struct dentry *old_dentry, struct dentry *new_dentry)
+{
+	ninep_attr_stale(old_dir);
+	if (new_dir != old_dir)
+		ninep_attr_stale(new_dir);
+	ninep_attr_stale(d_inode(old_dentry));
+	ninep_attr_stale(d_inode(new_dentry));
 }
 
 /*
@@ -885,6 +1003,7 @@ static int ninep_vfs_rename(struct ninep_idmap *idmap, struct inode *old_dir,
 	err = ninep_rename_fid(fid, n->name, n->len);
 	if (err == -EEXIST && tfid)
 		err = ninep_rename_replace(fid, tfid, old_dentry, new_dentry);
+	ninep_rename_stale(old_dir, new_dir, old_dentry, new_dentry);
 	if (!err)
 		ninep_renamed(old_dentry, new_dentry);
 	up_write(&s->rename_sem);
@@ -906,7 +1025,8 @@ static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 	struct ninep_fid *fid;
 	int err;
 
-	if (!(query_flags & AT_STATX_DONT_SYNC)) {
+	if (!(query_flags & AT_STATX_DONT_SYNC) &&
+	    !ninep_attr_cached(inode, query_flags)) {
 		ninep_getattr_write_back(inode);
 		fid = ninep_fid_lookup(dentry);
 		err = PTR_ERR_OR_ZERO(fid);
@@ -990,6 +1110,7 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 			return PTR_ERR(fid);
 		err = ninep_wstat(fid, &st);
 		ninep_fid_put(fid);
+		ninep_attr_stale(inode);
 		if (err)
 			return err;
 	}

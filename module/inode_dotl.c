@@ -8,7 +8,7 @@
  *
  * Fids, the inode cache and dentry lifetimes are shared with the other
  * dialects (inode.c, fid.c): each positive dentry holds a fid per user,
- * and nothing is cached beyond the dentries in use.
+ * and no name is cached beyond the dentries in use.
  *
  * Everything in an Rgetattr is the server's word: ninep_dotl_check()
  * refuses a reply whose file type, times, size or device are not ones a
@@ -157,15 +157,18 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
 int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid)
 {
 	long gen = ninep_size_gen(inode);
+	struct ninep_attr_stamp stamp;
 	struct v9p_rgetattr ga;
 	int err;
 
+	ninep_attr_stamp(ninep_inode_session(inode), &stamp);
 	err = ninep_getattr(fid, NINEP_DOTL_MASK, &ga);
 	if (!err)
 		err = ninep_dotl_check(&ga);
 	if (err)
 		return err;
 	ninep_getattr_to_inode(inode, &ga, gen);
+	ninep_attr_fetched(inode, &stamp);
 	return 0;
 }
 
@@ -218,12 +221,14 @@ static struct inode *ninep_dotl_walk_dentry(struct inode *dir,
 {
 	const char *name = dentry->d_name.name;
 	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_attr_stamp stamp;
 	struct ninep_fid *fid;
 	struct inode *inode;
 	kuid_t uid;
 
 	if (IS_ERR(dfid))
 		return ERR_CAST(dfid);
+	ninep_attr_stamp(ninep_inode_session(dir), &stamp);
 	uid = dfid->uid;
 	fid = ninep_walk(dfid, 1, &name);
 	ninep_fid_put(dfid);
@@ -234,6 +239,7 @@ static struct inode *ninep_dotl_walk_dentry(struct inode *dir,
 		ninep_fid_put(fid);
 		return inode;
 	}
+	ninep_attr_fetched(inode, &stamp);
 	ninep_dentry_keep_fid(dentry, fid, uid);
 	return inode;
 }
@@ -300,6 +306,7 @@ static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 		V9P_DOTL_CREATE | V9P_DOTL_EXCL;
 	err = ninep_lcreate(ofid, dentry->d_name.name, flags, mode & 07777,
 			    ninep_dotl_gid());
+	ninep_attr_stale(dir);
 	if (!err)
 		err = ninep_dotl_instantiate(dir, dentry);
 	err = ninep_acl_inherit(dentry, &acls, err);
@@ -346,6 +353,7 @@ static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
 		err = ninep_mkdir(dfid, dentry->d_name.name, mode & 07777,
 				  ninep_dotl_gid(), NULL);
 	ninep_fid_put(dfid);
+	ninep_attr_stale(dir);
 	if (!err)
 		err = ninep_dotl_instantiate(dir, dentry);
 	return ninep_acl_inherit(dentry, &acls, err);
@@ -362,6 +370,7 @@ static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
 	err = ninep_symlink(dfid, dentry->d_name.name, target,
 			    ninep_dotl_gid(), NULL);
 	ninep_fid_put(dfid);
+	ninep_attr_stale(dir);
 	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
@@ -383,6 +392,7 @@ static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 				  mode & (S_IFMT | 07777), MAJOR(rdev),
 				  MINOR(rdev), ninep_dotl_gid(), NULL);
 	ninep_fid_put(dfid);
+	ninep_attr_stale(dir);
 	if (!err)
 		err = ninep_dotl_instantiate(dir, dentry);
 	return ninep_acl_inherit(dentry, &acls, err);
@@ -406,6 +416,8 @@ static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 	err = ninep_link(dfid, fid, dentry->d_name.name);
 	ninep_fid_put(dfid);
 	ninep_fid_put(fid);
+	ninep_attr_stale(dir);
+	ninep_attr_stale(d_inode(old_dentry));	/* its link count */
 	return err ? err : ninep_dotl_instantiate(dir, dentry);
 }
 
@@ -434,6 +446,7 @@ static int ninep_dotl_remove(struct inode *dir, struct dentry *dentry,
 	ninep_fid_put(dfid);
 	if (ninep_dotl_unsupported(err))
 		err = ninep_remove_dentry(dentry);
+	ninep_removed_stale(dir, dentry);
 	return err;
 }
 
@@ -487,6 +500,7 @@ static int ninep_dotl_rename(struct ninep_idmap *idmap, struct inode *old_dir,
 			     new_dentry->d_name.name);
 	if (ninep_dotl_unsupported(err))
 		err = ninep_rename(fids[2], fids[1], new_dentry->d_name.name);
+	ninep_rename_stale(old_dir, new_dir, old_dentry, new_dentry);
 	if (!err)
 		ninep_renamed(old_dentry, new_dentry);
 	up_write(&s->rename_sem);
@@ -506,7 +520,8 @@ static int ninep_dotl_getattr(struct ninep_idmap *idmap, const struct path *path
 	struct ninep_fid *fid;
 	int err;
 
-	if (!(query_flags & AT_STATX_DONT_SYNC)) {
+	if (!(query_flags & AT_STATX_DONT_SYNC) &&
+	    !ninep_attr_cached(inode, query_flags)) {
 		ninep_getattr_write_back(inode);
 		fid = ninep_fid_lookup(dentry);
 		err = PTR_ERR_OR_ZERO(fid);
@@ -597,6 +612,7 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 			return PTR_ERR(fid);
 		err = ninep_setattr(fid, &sa);
 		ninep_fid_put(fid);
+		ninep_attr_stale(inode);
 		if (err)
 			return err;
 	}

@@ -27,7 +27,7 @@ enum ninep_param {
 	NINEP_OPT_GID, NINEP_OPT_AFID, NINEP_OPT_DEBUG, NINEP_OPT_NOEXTEND,
 	NINEP_OPT_NODEVMAP, NINEP_OPT_RFDNO, NINEP_OPT_WFDNO, NINEP_OPT_VERSION,
 	NINEP_OPT_TIMEOUT, NINEP_OPT_NOXATTR, NINEP_OPT_CACHE, NINEP_OPT_ACCESS,
-	NINEP_OPT_POSIXACL,
+	NINEP_OPT_POSIXACL, NINEP_OPT_ACTIMEO,
 };
 
 /* Sorted by name, as the fs_parser table validator likes them. */
@@ -88,6 +88,7 @@ static const struct fs_parameter_spec ninep_param_specs[] = {
 	fsparam_flag("noxattr",		NINEP_OPT_NOXATTR),
 	fsparam_enum("cache",		NINEP_OPT_CACHE, ninep_cache_names),
 	fsparam_flag("posixacl",	NINEP_OPT_POSIXACL),
+	fsparam_u32("actimeo",		NINEP_OPT_ACTIMEO),
 	{}
 };
 
@@ -296,6 +297,13 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case NINEP_OPT_POSIXACL:
 		s->flags |= NINEP_POSIXACL;
 		break;
+	case NINEP_OPT_ACTIMEO:
+		if (result.uint_32 > NINEP_ACTIMEO_MAX)
+			return invalfc(fc, "actimeo=%u is above the maximum %u",
+				       result.uint_32, NINEP_ACTIMEO_MAX);
+		s->actimeo = result.uint_32;
+		s->flags |= NINEP_ACTIMEO_GIVEN;
+		break;
 	default:
 		return invalfc(fc, "option '%s' is not handled", param->key);
 	}
@@ -350,6 +358,8 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 		seq_puts(m, ",cache=loose");
 	if (root->d_sb->s_flags & SB_POSIXACL)
 		seq_puts(m, ",posixacl");
+	if (s->flags & NINEP_ACTIMEO_GIVEN)
+		seq_printf(m, ",actimeo=%u", s->actimeo);
 	return 0;
 }
 
@@ -620,6 +630,9 @@ static int ninep_init_fs_context(struct fs_context *fc)
 	s->copts.rfd = -1;
 	s->copts.wfd = -1;
 	s->afid = NINEP_NOFID;
+	s->actimeo = NINEP_ACTIMEO_DEFAULT;
+	/* From 1, the attr_stale of a new inode: a reply then makes it fresh. */
+	atomic_set(&s->attr_epoch, 1);
 	init_rwsem(&s->rename_sem);
 	/* Owner of files in legacy mode and n_uname of the attach. */
 	s->uid = current_fsuid();

@@ -18,6 +18,8 @@
 #define NINEP_MAGIC		0x01021997	/* the seed's V9FS_WIRE_MAGIC */
 #define NINEP_DEFAULT_USER	"nobody"	/* the seed's V9FS_DEFUSER */
 #define NINEP_SEED_MSIZE		9000		/* the seed's maxdata default */
+#define NINEP_ACTIMEO_DEFAULT	1		/* seconds */
+#define NINEP_ACTIMEO_MAX	3600
 
 /* struct ninep_session.flags */
 #define NINEP_NODEVMAP		0x01	/* show special files as plain files */
@@ -32,6 +34,7 @@
 #define NINEP_DFLTGID_NAMED	0x200	/* given as dfltgid=, shown so */
 #define NINEP_ACCESS_GIVEN	0x400
 #define NINEP_POSIXACL		0x800	/* posixacl asked for */
+#define NINEP_ACTIMEO_GIVEN	0x1000
 
 /* struct ninep_session.access: who the server is told is acting. */
 enum ninep_access {
@@ -70,6 +73,12 @@ struct ninep_session {
 	u32 afid;			/* afid= as given; NINEP_NOFID when absent */
 	unsigned int flags;		/* NINEP_NODEVMAP, ... */
 	enum ninep_cache_mode cache;	/* cache= */
+	unsigned int actimeo;		/* actimeo=, in seconds */
+	/*
+	 * Counts the local changes of attributes (ninep_attr_stale()), so
+	 * that a reply asked for before one is not taken as fresh.
+	 */
+	atomic_t attr_epoch;
 
 	struct ninep_client *clnt;
 	enum v9p_dialect dialect;	/* negotiated */
@@ -83,7 +92,11 @@ struct ninep_session {
  * once under i_lock, then only read. wb_gen counts the write-back runs
  * answered, for ninep_i_size_refresh(). cache_ctime and cache_size
  * (cache=loose, under the inode lock) are the server's attributes the
- * cached pages were valid for, checked at each open.
+ * cached pages were valid for, checked at each open. attr_time and
+ * attr_fetched (the session's attr_epoch then) stamp the last request whose
+ * reply set the attributes, attr_stale the epoch of the last local change
+ * to them: cache=loose's getattr trusts them for actimeo seconds unless
+ * that change came after (ninep_attr_cached()).
  */
 struct ninep_inode {
 	struct v9p_qid qid;
@@ -91,7 +104,16 @@ struct ninep_inode {
 	atomic_t wb_gen;
 	struct timespec64 cache_ctime;
 	loff_t cache_size;
+	unsigned long attr_time;
+	int attr_fetched;
+	int attr_stale;
 	struct inode vfs_inode;
+};
+
+/* Taken before attributes are asked for: see ninep_attr_fetched(). */
+struct ninep_attr_stamp {
+	unsigned long when;	/* jiffies */
+	int epoch;		/* the session's attr_epoch */
 };
 
 /* No sample of wb_gen: the size came from a lookup (ninep_size_gen()). */
@@ -181,12 +203,21 @@ void ninep_i_size_set(struct inode *inode, loff_t size, bool grow);
 long ninep_size_gen(struct inode *inode);
 void ninep_i_size_refresh(struct inode *inode, loff_t size, long gen);
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid);
+void ninep_attr_stamp(const struct ninep_session *s,
+		      struct ninep_attr_stamp *stamp);
+void ninep_attr_fetched(struct inode *inode,
+			const struct ninep_attr_stamp *stamp);
+void ninep_attr_stale(struct inode *inode);
+bool ninep_attr_cached(struct inode *inode, unsigned int query_flags);
 struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
 			 const struct v9p_rgetattr *ga);
 int ninep_remove_dentry(struct dentry *dentry);
 int ninep_remove_fid(struct ninep_fid *fid);
 void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry);
+void ninep_rename_stale(struct inode *old_dir, struct inode *new_dir,
+			struct dentry *old_dentry, struct dentry *new_dentry);
+void ninep_removed_stale(struct inode *dir, struct dentry *dentry);
 
 /* fid.c: the fids of dentries, one per user */
 struct ninep_fid *ninep_session_attach(struct ninep_session *s, kuid_t uid,

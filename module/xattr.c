@@ -192,6 +192,7 @@ static int ninep_xattr_set(const struct xattr_handler *handler,
 	err = ninep_xattr_store(fid, xattr_full_name(handler, name), value,
 				size, flags);
 	ninep_fid_put(fid);
+	ninep_attr_stale(inode);	/* its ctime */
 	return err;
 }
 

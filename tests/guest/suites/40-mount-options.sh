@@ -126,6 +126,9 @@ bad "port=$P,tcp=yes" "'tcp'"
 bad "port=$P,name=" "'name'"
 bad "trans=fd,rfdno=3" "trans=fd"
 bad "trans=fd,rfdno=x,wfdno=4" "'rfdno'"
+bad "port=$P,actimeo=abc" "'actimeo'"
+bad "port=$P,actimeo=-1" "'actimeo'"
+bad "port=$P,actimeo=99999" "actimeo=99999"
 
 # --- the dialects ------------------------------------------------------------
 if good "port=$P,version=9p2000.L" 127.0.0.1 "9P2000.L" version=9p2000.L; then
@@ -181,6 +184,8 @@ good "port=$P,version=9p2000.u" 127.0.0.1 "version=9p2000.u" version=9p2000.u &&
 good "port=$P,version=9p2000" 127.0.0.1 "version=9p2000" version=9p2000 noextend && umount_m
 good "port=$P,timeout=7" 127.0.0.1 "timeout=" timeout=7 && umount_m
 good "port=$P,cache=loose" 127.0.0.1 "cache=loose" cache=loose && umount_m
+good "port=$P,cache=loose,actimeo=0" 127.0.0.1 "actimeo=" cache=loose actimeo=0 && umount_m
+good "port=$P,actimeo=3600" 127.0.0.1 "actimeo= without cache=loose" actimeo=3600 && umount_m
 
 # --- access=: as given; the defaults of each dialect ------------------------
 good "port=$P,version=9p2000.L" 127.0.0.1 ".L default access" access=client && umount_m

@@ -7,6 +7,10 @@
 # through A sends no Tread (through B it does); O_DIRECT reads and writes
 # through A meet the cached bytes; a write-back to a stopped server fails
 # fsync and close (not silently); nothing is left behind after the umounts.
+# The attribute cache (actimeo=): `ls -l` costs one Tgetattr (Tstat in .u) per
+# entry, not two; fstat of an open file within actimeo costs none, after it one;
+# a chmod through the mount and a change on the export are seen (at once, and
+# after at most actimeo); actimeo=0 keeps a request per stat(2).
 # timeout: 600
 . /v9fs/tests/lib.sh
 
@@ -40,6 +44,20 @@ treads() {
 	"$@" > /dev/null 2>&1
 	echo $(($(v9fsd_count $P Tread) - _b))
 }
+
+# msgs TYPE CMD...: the TYPE messages v9fsd received while CMD ran
+msgs() {
+	_t=$1
+	shift
+	_b=$(v9fsd_count $P $_t)
+	"$@" > /dev/null 2>&1
+	echo $(($(v9fsd_count $P $_t) - _b))
+}
+
+# fsize FD: the size fstat(2) gives for the shell's descriptor FD (no lookup
+# on the mount: /proc's link leads to the open file)
+fsize() { stat -L -c %s /proc/self/fd/$1; }
+fmode() { stat -L -c %a /proc/self/fd/$1; }
 
 # stopped PID: every thread of PID is stopped (SIGSTOP only queues the stop)
 stopped() {
@@ -81,6 +99,90 @@ wb_fail() {
 	umount_9p $W
 	check "$_l: umount after the failed write-back" sh -c "! grep -q ' $W ' /proc/mounts"
 	rm -f "$EXP/wberr"
+}
+
+# attrs L DIALECT: the attribute cache over one dialect
+attrs() {
+	_l=$1 _d=$2 _g=Tgetattr _n=40
+	[ $_d = 9p2000.u ] && _g=Tstat
+	mkdir -p "$EXP/ls"
+	_i=0
+	while [ $_i -lt $_n ]; do : > "$EXP/ls/e$_i"; _i=$((_i + 1)); done
+	for _o in actimeo=30 actimeo=0 none; do
+		_x=cache=loose,$_o
+		[ $_o = none ] && _x=
+		if ! mount_9p 9P tcp $_d $P $A "$_x" > $T/mount.txt 2>&1; then
+			not_ok "$_l: mount ${_x:-cache=none}: $(tail -n 1 $T/mount.txt)"
+			continue
+		fi
+		eval "_ls_$(echo $_o | tr = _)=$(msgs $_g ls -l $A/ls)"
+		umount_9p $A
+	done
+	check "$_l: ls -l of $_n entries, cache=loose: one $_g each (sent $_ls_actimeo_30)" \
+		test "$_ls_actimeo_30" -ge $_n -a "$_ls_actimeo_30" -le $((_n + 4))
+	check "$_l: ... cache=loose,actimeo=0: two each, as cache=none (sent $_ls_actimeo_0, none $_ls_none)" \
+		test "$_ls_actimeo_0" -ge $((2 * _n)) -a "$_ls_actimeo_0" = "$_ls_none"
+	if load_client 9p > /dev/null 2>&1 &&
+	   mount_9p 9p tcp $_d $P $B cache=loose > $T/mount.txt 2>&1; then
+		diag "$_l: in-tree cache=loose: ls -l of $_n entries sent $(msgs $_g ls -l $B/ls) $_g," \
+			"again $(msgs $_g ls -l $B/ls)"
+		umount_9p $B
+	fi
+	rm -rf "$EXP/ls"
+
+	# an open file: fstat within actimeo asks nothing, a local change or the
+	# end of actimeo makes the next one ask
+	if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=30 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,actimeo=30: $(tail -n 1 $T/mount.txt)"
+		return
+	fi
+	check "$_l: /proc/mounts shows actimeo=30" grep -q " $A .*actimeo=30" /proc/mounts
+	printf 12345 > $A/at
+	exec 5< $A/at
+	_c=$(msgs $_g sh -c "stat -L /proc/self/fd/5 && stat -L /proc/self/fd/5")
+	check "$_l: fstat twice after the open: no $_g (sent $_c)" test "$_c" = 0
+	chmod 600 $A/at
+	_c=$(msgs $_g fmode 5)
+	_m=$(fmode 5)
+	check "$_l: after a chmod through the mount fstat asks again (sent $_c) and sees 600 ($_m)" \
+		test "$_c" = 1 -a "$_m" = 600
+	printf 678 >> $A/at
+	_s=$(fsize 5)
+	check "$_l: after a write through the mount fstat sees its size (8: $_s)" test "$_s" = 8
+	printf 9 >> "$EXP/at"
+	_s=$(fsize 5)
+	diag "$_l: the export grew the file to 9, fstat within actimeo=30 says $_s"
+	exec 5<&-
+	umount_9p $A
+
+	if mount_9p 9P tcp $_d $P $A cache=loose,actimeo=0 > $T/mount.txt 2>&1; then
+		exec 5< $A/at
+		_c=$(msgs $_g sh -c "stat -L /proc/self/fd/5 && stat -L /proc/self/fd/5")
+		check "$_l: actimeo=0: fstat twice sends two $_g (sent $_c)" test "$_c" = 2
+		exec 5<&-
+		umount_9p $A
+	else
+		not_ok "$_l: mount cache=loose,actimeo=0: $(tail -n 1 $T/mount.txt)"
+	fi
+
+	# actimeo=1: a change on the export shows within 2 s without any open
+	# (once: the sleep is the suite's longest wait)
+	[ $_d = 9p2000.L ] || { rm -f "$EXP/at"; return; }
+	if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=1 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,actimeo=1: $(tail -n 1 $T/mount.txt)"
+		return
+	fi
+	exec 5< $A/at
+	_s0=$(fsize 5)
+	printf abc >> "$EXP/at"
+	sleep 2
+	_c=$(msgs $_g fsize 5)
+	_s=$(fsize 5)
+	check "$_l: actimeo=1, the export grew the file: 2 s later fstat asks (sent $_c) and sees 12 ($_s0, then $_s)" \
+		test "$_c" = 1 -a "$_s" = 12
+	exec 5<&-
+	umount_9p $A
+	rm -f "$EXP/at"
 }
 
 # run L DIALECT: the checks over one dialect
@@ -181,6 +283,7 @@ run() {
 	umount_9p $B || not_ok "$_l: umount B"
 	wb_fail "$_l" $_d 1
 	wb_fail "$_l" $_d 0
+	attrs "$_l" $_d
 }
 
 if ! load_client 9P > $T/insmod.txt 2>&1; then
@@ -197,5 +300,6 @@ v9fsd_stop
 check "no fid, request or client left after the umounts" \
 	test "$(cat $PARAMS/live_fids)/$(cat $PARAMS/live_reqs)/$(cat $PARAMS/live_clients)" = 0/0/0
 rmmod 9p2000 || not_ok "rmmod 9p2000"
+unload_client 9p 2> /dev/null
 rm -rf "$T" "$EXP"
 exit 0
