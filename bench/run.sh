@@ -145,20 +145,31 @@ workload() {
 	esac
 }
 
-# run_workloads "CONFIGS": every workload, its rounds, each on every mounted
-# configuration in turn
+# run_workloads "CONFIGS" ["WORKLOADS" [FUNCTION]]: every workload (default
+# $WORKLOADS), its rounds, each on every mounted configuration in turn, run by
+# FUNCTION CONFIG WORKLOAD (default workload); the long ones SLOW_ROUNDS times
 run_workloads() {
-	for wl in $WORKLOADS; do
+	for wl in ${2:-$WORKLOADS}; do
 		rounds=$ROUNDS
-		case $wl in smallfiles | ls-l) rounds=$SLOW_ROUNDS ;; esac
+		case $wl in smallfiles | ls-l | untar | cat-*) rounds=$SLOW_ROUNDS ;; esac
 		r=0
 		while [ $r -lt "$rounds" ]; do
 			r=$((r + 1))
 			for cfg in $1; do
 				[ "$(work_of $cfg)" = - ] && continue
-				workload $cfg $wl
+				${3:-workload} $cfg $wl
 			done
 		done
+	done
+}
+
+# unmount_all "CONFIGS": empty and unmount every mounted configuration but tmpfs
+unmount_all() {
+	for cfg in $1; do
+		[ "$cfg" = tmpfs ] && continue
+		[ "$(work_of $cfg)" = - ] && continue
+		rm -rf "$(work_of $cfg)"
+		umount_9p /mnt/bench-$cfg || say "# $cfg: umount failed"
 	done
 }
 
@@ -472,24 +483,8 @@ loose_section() {
 	else
 		say "# loose: v9fsd did not start"
 	fi
-	for wl in $LWORKLOADS; do
-		rounds=$SLOW_ROUNDS
-		case $wl in seqwrite | reread) rounds=$ROUNDS ;; esac
-		r=0
-		while [ $r -lt "$rounds" ]; do
-			r=$((r + 1))
-			for cfg in $LCONFIGS; do
-				[ "$(work_of $cfg)" = - ] && continue
-				lworkload $cfg $wl
-			done
-		done
-	done
-	for cfg in $LCONFIGS; do
-		[ "$cfg" = tmpfs ] && continue
-		[ "$(work_of $cfg)" = - ] && continue
-		rm -rf "$(work_of $cfg)"
-		umount_9p /mnt/bench-$cfg || say "# $cfg: umount failed"
-	done
+	run_workloads "$LCONFIGS" "$LWORKLOADS" lworkload
+	unmount_all "$LCONFIGS"
 	v9fsd_stop
 	rmmod 9p2000 2> /dev/null
 	unload_client 9p 2> /dev/null
@@ -554,12 +549,7 @@ fi
 run_workloads "$CONFIGS"
 
 # --- tear-down -------------------------------------------------------------------------------
-for cfg in $CONFIGS; do
-	[ "$cfg" = tmpfs ] && continue
-	[ "$(work_of $cfg)" = - ] && continue
-	rm -rf "$(work_of $cfg)"
-	umount_9p /mnt/bench-$cfg || say "# $cfg: umount failed"
-done
+unmount_all "$CONFIGS"
 [ -n "$diod_pid" ] && kill $diod_pid && wait $diod_pid 2> /dev/null
 v9fsd_stop
 rmmod 9p2000 2> /dev/null
