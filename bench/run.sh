@@ -475,7 +475,10 @@ loose_section() {
 	set_work tmpfs "$LTMPFS/w"
 	TMPFS_LS=$LTMPFS/ls
 	STATS=/tmp/v9fsd.$LPORT.stats
-	if v9fsd_start "$LEXPORT" $LPORT -m "$MSIZE"; then
+	# both loose clients keep a fid per cached name, one connection each:
+	# past v9fsd's 4096 fids per connection, the 10,000-entry listing
+	# (v9fsd_start raises the descriptor limit for the total)
+	if v9fsd_start "$LEXPORT" $LPORT -m "$MSIZE" -o max_fids=30000; then
 		lmount lo-ours 9P cache=loose
 		lmount lo-ours-ac0 9P cache=loose,actimeo=0
 		lmount lo-intree 9p cache=loose

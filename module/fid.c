@@ -116,13 +116,21 @@ void ninep_dentry_keep_fid(struct dentry *dentry, struct ninep_fid *fid,
 	ninep_fid_put(fid_insert(dentry, fid));
 }
 
-/* d_release: nobody can reach the dentry any more. */
+/*
+ * d_release, or d_iput when the dentry loses its inode (cache=loose): the
+ * dentry may still be reached then, so its fids are taken off under d_lock
+ * and put (clunked) after.
+ */
 void ninep_dentry_put_fids(struct dentry *dentry)
 {
+	struct hlist_head fids;
 	struct ninep_fid *fid;
 	struct hlist_node *n;
 
-	hlist_for_each_entry_safe(fid, n, fid_head(dentry), vfs_node) {
+	spin_lock(&dentry->d_lock);
+	hlist_move_list(fid_head(dentry), &fids);
+	spin_unlock(&dentry->d_lock);
+	hlist_for_each_entry_safe(fid, n, &fids, vfs_node) {
 		hlist_del_init(&fid->vfs_node);
 		ninep_fid_put(fid);
 	}

@@ -6,10 +6,13 @@
  * attributes.
  *
  * Each positive dentry holds a fid per user that used it (fid.c); open
- * files clone the opener's. Names are not cached: a dentry is dropped as
- * soon as it is unused and lookup asks the server, as the seed did; so does
- * getattr, but with cache=loose, which trusts the last reply for actimeo
- * seconds unless this client changed the file since (ninep_attr_cached()).
+ * files clone the opener's. Without cache=loose names are not cached: a
+ * dentry is dropped as soon as it is unused and lookup asks the server, as
+ * the seed did; so does getattr. cache=loose keeps dentries, negative ones
+ * too, trusting a name for actimeo seconds and then checking it with a
+ * Twalk (ninep_d_revalidate()), and getattr trusts the last reply for
+ * actimeo seconds unless this client changed the file since
+ * (ninep_attr_cached()).
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -485,23 +488,135 @@ bool ninep_attr_cached(struct inode *inode, unsigned int query_flags)
 /* ---- dentries ---- */
 
 /*
- * No d_revalidate: a dentry lives only while it is in use (always_delete),
- * so every path walk that meets a name nobody holds looks it up again with
- * Twalk and Tstat. A dentry in use (a working directory, an open directory
- * being listed) is trusted as long as it holds its fid, as the seed did and
- * as the in-tree client does without a cache; its attributes are asked for
- * by getattr. Checking it with a Tstat at each step of a walk cost one
- * message per name, for nothing getattr does not fetch again anyway.
+ * Without cache=loose, or with actimeo=0, names are not cached: a dentry
+ * lives only while it is in use (always_delete), so every path walk that
+ * meets a name nobody holds looks it up again with Twalk and Tstat. A
+ * dentry in use (a working directory, an open directory being listed) is
+ * trusted as long as it holds its fid, as the seed did and as the in-tree
+ * client does without a cache; getattr asks for its attributes.
  */
 static void ninep_d_release(struct dentry *dentry)
 {
 	ninep_dentry_put_fids(dentry);
 }
 
-const struct dentry_operations ninep_dentry_ops = {
+static const struct dentry_operations ninep_dentry_ops = {
 	.d_delete	= always_delete_dentry,
 	.d_release	= ninep_d_release,
 };
+
+/*
+ * @dentry's name was looked up, made, renamed or checked by a request sent
+ * at @when (jiffies): with cache=loose it is trusted for actimeo from then.
+ */
+void ninep_dentry_fresh(struct dentry *dentry, unsigned long when)
+{
+	WRITE_ONCE(dentry->d_time, when);
+}
+
+/* The dentry's inode is the file @qid names: same path, same type. */
+static bool ninep_same_file(struct inode *inode, const struct v9p_qid *qid)
+{
+	const struct v9p_qid *mine = &NINEP_I(inode)->qid;
+
+	return mine->path == qid->path && mine->type == qid->type;
+}
+
+/*
+ * Whether @dentry's name still means what the dentry says, asked with one
+ * Twalk from the parent's fid to the name. The name is checked, not the
+ * dentry's fid: a fid follows its file across a rename on the server, so
+ * it would vouch for a name that now means another file or nothing. 1 if
+ * it does (renewed; the walked fid is kept if the dentry had none for this
+ * user), 0 if the name is gone, another file, or (negative dentry) there
+ * now; the walk's error if the server could not tell, so that a failed
+ * connection does not throw good dentries away.
+ */
+static int ninep_dentry_check(struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	unsigned long when = jiffies;
+	struct name_snapshot snap;
+	struct ninep_fid *dfid, *fid;
+	struct dentry *parent;
+	const char *name;
+	int ret;
+
+	parent = dget_parent(dentry);
+	dfid = ninep_fid_lookup(parent);
+	dput(parent);
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
+	/* A rename racing with this at worst costs a lookup (0) for nothing. */
+	take_dentry_name_snapshot(&snap, dentry);
+	name = snap.name.name;
+	fid = ninep_walk(dfid, 1, &name);
+	release_dentry_name_snapshot(&snap);
+	if (IS_ERR(fid)) {
+		ret = PTR_ERR(fid);
+		if (ret == -ENOENT)
+			ret = inode ? 0 : 1;
+	} else if (inode && ninep_same_file(inode, &fid->qid)) {
+		ninep_dentry_keep_fid(dentry, fid, dfid->uid);
+		ret = 1;
+	} else {
+		ninep_fid_put(fid);
+		ret = 0;
+	}
+	ninep_fid_put(dfid);
+	if (ret == 1)
+		ninep_dentry_fresh(dentry, when);
+	ninep_vfs_dbg(ninep_sb_session(dentry->d_sb), "%pd: %d\n", dentry, ret);
+	return ret;
+}
+
+/*
+ * cache=loose: a dentry, positive or negative, is trusted for actimeo
+ * since its d_time; decided without sleeping, so also in RCU walk mode.
+ * After that the name is checked (ninep_dentry_check()), which needs a
+ * request: -ECHILD in RCU mode. The root is nobody's name, and the name
+ * of a mountpoint is pinned by what is mounted on it: neither is checked.
+ */
+static int ninep_d_revalidate(struct dentry *dentry, unsigned int flags)
+{
+	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
+
+	if (IS_ROOT(dentry) || d_mountpoint(dentry))
+		return 1;
+	if (time_before(jiffies, READ_ONCE(dentry->d_time) +
+			(unsigned long)s->actimeo * HZ))
+		return 1;
+	if (flags & LOOKUP_RCU)
+		return -ECHILD;
+	return ninep_dentry_check(dentry);
+}
+
+/*
+ * A cached dentry outlives its inode when the file is removed here: it
+ * turns negative and stays. Its fids are the removed file's, and must go
+ * with the inode, not stay for a file made under the name later.
+ */
+static void ninep_d_iput(struct dentry *dentry, struct inode *inode)
+{
+	ninep_dentry_put_fids(dentry);
+	iput(inode);
+}
+
+/*
+ * cache=loose with actimeo: unused dentries stay (no d_delete), negative
+ * ones too, each with the fids it holds on the server, until the dcache
+ * shrinks or the name fails its check.
+ */
+static const struct dentry_operations ninep_loose_dentry_ops = {
+	.d_revalidate	= ninep_d_revalidate,
+	.d_iput		= ninep_d_iput,
+	.d_release	= ninep_d_release,
+};
+
+const struct dentry_operations *ninep_session_dentry_ops(const struct ninep_session *s)
+{
+	return ninep_attr_caching(s) ? &ninep_loose_dentry_ops : &ninep_dentry_ops;
+}
 
 /* The caller's fid of @dentry's parent, referenced; under its i_rwsem. */
 static struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
@@ -514,21 +629,24 @@ static struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
 /*
  * Walk from the parent's fid to @dentry's name (Twalk) and find its inode
  * from a Tstat; the new fid goes on @dentry, before it becomes visible.
- * A name that is not there is -ENOENT.
+ * A name that is not there is -ENOENT. The dentry's d_time is set first,
+ * for the positive or negative dentry this makes.
  */
 static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 {
 	const char *name = dentry->d_name.name;
-	struct ninep_fid *dfid = ninep_parent_fid(dentry);
 	struct ninep_attr_stamp stamp;
+	struct ninep_fid *dfid;
 	struct ninep_fid *fid;
 	struct v9p_stat *st;
 	struct inode *inode;
 	kuid_t uid;
 
+	ninep_attr_stamp(ninep_inode_session(dir), &stamp);
+	ninep_dentry_fresh(dentry, stamp.when);
+	dfid = ninep_parent_fid(dentry);
 	if (IS_ERR(dfid))
 		return ERR_CAST(dfid);
-	ninep_attr_stamp(ninep_inode_session(dir), &stamp);
 	uid = dfid->uid;
 	fid = ninep_walk(dfid, 1, &name);
 	ninep_fid_put(dfid);
@@ -591,6 +709,7 @@ static int ninep_create_common(struct inode *dir, struct dentry *dentry,
 	struct ninep_session *s = ninep_inode_session(dir);
 	const char *name = dentry->d_name.name;
 	struct ninep_fid *dfid, *ofid, *fid;
+	unsigned long when = jiffies;
 	struct inode *inode;
 	int err;
 
@@ -632,6 +751,7 @@ static int ninep_create_common(struct inode *dir, struct dentry *dentry,
 	/* A link's count changed; a new file has only the creator's guess. */
 	ninep_attr_stale(inode);
 	ninep_dentry_keep_fid(dentry, fid, dfid->uid);
+	ninep_dentry_fresh(dentry, when);
 	d_instantiate(dentry, inode);
 
 	if (ofidp)
@@ -850,36 +970,39 @@ int ninep_remove_dentry(struct dentry *dentry)
  * or HARDLINKCOUNT), so two names looked up apart can share an inode whose
  * count is 1: never drop below 0.
  */
-void ninep_drop_nlink(struct inode *inode)
+static void ninep_drop_nlink(struct inode *inode)
 {
 	if (inode->i_nlink)
 		drop_nlink(inode);
 }
 
-/* A name in @dir went (or may have): the directory and the file change. */
-void ninep_removed_stale(struct inode *dir, struct dentry *dentry)
+/*
+ * After the removal of @dentry's name in @dir was asked for, @err its
+ * answer. The directory and the file change (or may have). Once removed,
+ * the file loses the link (a directory all of them), and the name, which
+ * a cached dentry keeps as negative, is known absent as of now.
+ */
+void ninep_removed(struct inode *dir, struct dentry *dentry, int err)
 {
+	struct inode *inode = d_inode(dentry);
+
 	ninep_attr_stale(dir);
-	ninep_attr_stale(d_inode(dentry));
+	ninep_attr_stale(inode);
+	if (err)
+		return;
+	if (S_ISDIR(inode->i_mode))
+		clear_nlink(inode);
+	else
+		ninep_drop_nlink(inode);
+	ninep_dentry_fresh(dentry, jiffies);
 }
 
-static int ninep_vfs_unlink(struct inode *dir, struct dentry *dentry)
+/* unlink and rmdir: Tremove either way. */
+static int ninep_vfs_remove(struct inode *dir, struct dentry *dentry)
 {
 	int err = ninep_remove_dentry(dentry);
 
-	ninep_removed_stale(dir, dentry);
-	if (!err)
-		ninep_drop_nlink(d_inode(dentry));
-	return err;
-}
-
-static int ninep_vfs_rmdir(struct inode *dir, struct dentry *dentry)
-{
-	int err = ninep_remove_dentry(dentry);
-
-	ninep_removed_stale(dir, dentry);
-	if (!err)
-		clear_nlink(d_inode(dentry));
+	ninep_removed(dir, dentry, err);
 	return err;
 }
 
@@ -951,6 +1074,8 @@ void ninep_rename_stale(struct inode *old_dir, struct inode *new_dir,
  * After a rename the server made: the replaced file loses a link, and the
  * dentry moves (FS_RENAME_DOES_D_MOVE) while the caller still holds
  * rename_sem, so that no path read from the dentries sees it half done.
+ * Its fids (and its children's) followed the file on the server; its new
+ * name is known good as of now.
  */
 void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry)
 {
@@ -963,6 +1088,7 @@ void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry)
 			ninep_drop_nlink(target);
 	}
 	d_move(old_dentry, new_dentry);
+	ninep_dentry_fresh(old_dentry, jiffies);
 }
 
 /*
@@ -1156,10 +1282,10 @@ static const struct inode_operations ninep_dir_iops = {
 	.create		= ninep_vfs_create,
 	.atomic_open	= ninep_atomic_open,
 	.link		= ninep_vfs_link,
-	.unlink		= ninep_vfs_unlink,
+	.unlink		= ninep_vfs_remove,
 	.symlink	= ninep_vfs_symlink,
 	.mkdir		= ninep_vfs_mkdir,
-	.rmdir		= ninep_vfs_rmdir,
+	.rmdir		= ninep_vfs_remove,
 	.mknod		= ninep_vfs_mknod,
 	.rename		= ninep_vfs_rename,
 	.getattr	= ninep_vfs_getattr,

@@ -8,7 +8,7 @@
  *
  * Fids, the inode cache and dentry lifetimes are shared with the other
  * dialects (inode.c, fid.c): each positive dentry holds a fid per user,
- * and no name is cached beyond the dentries in use.
+ * and only cache=loose caches names beyond the dentries in use.
  *
  * Everything in an Rgetattr is the server's word: ninep_dotl_check()
  * refuses a reply whose file type, times, size or device are not ones a
@@ -215,20 +215,24 @@ static u32 ninep_dotl_gid(void)
 /*
  * Walk from the parent's fid to @dentry's name and find its inode with a
  * Tgetattr; the new fid goes on @dentry. A name not there is -ENOENT.
+ * The dentry's d_time is set first, for the positive or negative dentry
+ * this makes.
  */
 static struct inode *ninep_dotl_walk_dentry(struct inode *dir,
 					    struct dentry *dentry)
 {
 	const char *name = dentry->d_name.name;
-	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
 	struct ninep_attr_stamp stamp;
+	struct ninep_fid *dfid;
 	struct ninep_fid *fid;
 	struct inode *inode;
 	kuid_t uid;
 
+	ninep_attr_stamp(ninep_inode_session(dir), &stamp);
+	ninep_dentry_fresh(dentry, stamp.when);
+	dfid = ninep_dotl_parent_fid(dentry);
 	if (IS_ERR(dfid))
 		return ERR_CAST(dfid);
-	ninep_attr_stamp(ninep_inode_session(dir), &stamp);
 	uid = dfid->uid;
 	fid = ninep_walk(dfid, 1, &name);
 	ninep_fid_put(dfid);
@@ -446,26 +450,18 @@ static int ninep_dotl_remove(struct inode *dir, struct dentry *dentry,
 	ninep_fid_put(dfid);
 	if (ninep_dotl_unsupported(err))
 		err = ninep_remove_dentry(dentry);
-	ninep_removed_stale(dir, dentry);
+	ninep_removed(dir, dentry, err);
 	return err;
 }
 
 static int ninep_dotl_unlink(struct inode *dir, struct dentry *dentry)
 {
-	int err = ninep_dotl_remove(dir, dentry, 0);
-
-	if (!err)
-		ninep_drop_nlink(d_inode(dentry));
-	return err;
+	return ninep_dotl_remove(dir, dentry, 0);
 }
 
 static int ninep_dotl_rmdir(struct inode *dir, struct dentry *dentry)
 {
-	int err = ninep_dotl_remove(dir, dentry, V9P_DOTL_AT_REMOVEDIR);
-
-	if (!err)
-		clear_nlink(d_inode(dentry));
-	return err;
+	return ninep_dotl_remove(dir, dentry, V9P_DOTL_AT_REMOVEDIR);
 }
 
 /*

@@ -476,7 +476,7 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize = 1UL << sb->s_blocksize_bits;
 	sb->s_magic = NINEP_MAGIC;
 	sb->s_op = &ninep_super_ops;
-	sb->s_d_op = &ninep_dentry_ops;
+	sb->s_d_op = ninep_session_dentry_ops(s);
 	if (ninep_dotl(s)) {
 		/* 9P2000.L times: 64-bit seconds and nanoseconds. */
 		sb->s_time_gran = 1;

@@ -190,7 +190,8 @@ static inline struct ninep_fid *ninep_file_fid(const struct file *file)
 extern struct file_system_type ninep_fs_type;
 
 /* inode.c */
-extern const struct dentry_operations ninep_dentry_ops;
+const struct dentry_operations *ninep_session_dentry_ops(const struct ninep_session *s);
+void ninep_dentry_fresh(struct dentry *dentry, unsigned long when);
 int ninep_inode_cache_init(void);
 void ninep_inode_cache_exit(void);
 struct inode *ninep_alloc_inode(struct super_block *sb);
@@ -217,7 +218,7 @@ int ninep_remove_fid(struct ninep_fid *fid);
 void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry);
 void ninep_rename_stale(struct inode *old_dir, struct inode *new_dir,
 			struct dentry *old_dentry, struct dentry *new_dentry);
-void ninep_removed_stale(struct inode *dir, struct dentry *dentry);
+void ninep_removed(struct inode *dir, struct dentry *dentry, int err);
 
 /* fid.c: the fids of dentries, one per user */
 struct ninep_fid *ninep_session_attach(struct ninep_session *s, kuid_t uid,
@@ -243,7 +244,6 @@ struct ninep_create_ops {
 int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
 			     struct file *file, unsigned int flags,
 			     umode_t mode, const struct ninep_create_ops *ops);
-void ninep_drop_nlink(struct inode *inode);
 
 /* inode_dotl.c: the 9P2000.L inode operations */
 extern const struct inode_operations ninep_dotl_dir_iops;

@@ -56,14 +56,21 @@ unload_client() {
 # v9fsd_start DIR PORT [ARGS...]: serve DIR on tcp 127.0.0.1:PORT and on the unix
 # socket /tmp/v9fsd.PORT.sock; counters go to /tmp/v9fsd.PORT.stats. The suites
 # mount as root over the guest's own loopback, so root attaches over tcp are not
-# squashed (-o no_root_squash).
+# squashed (-o no_root_squash). Its descriptor limit is raised to 65536 (the
+# guest's default hard limit leaves it a budget of about 2,000 fids, fewer
+# than a client caching thousands of names holds; see max_total_fids in
+# v9fsd(8)); the subshell execs, so its pid is v9fsd's.
 # Sets V9FSD_PID; returns non-zero if the server does not listen within 5 s.
 v9fsd_start() {
 	_dir=$1 _port=$2
 	shift 2
 	rm -f "/tmp/v9fsd.$_port.sock"
-	"$V9FSD" -f -e "$_dir" -l "tcp:127.0.0.1:$_port" -l "unix:/tmp/v9fsd.$_port.sock" \
-		-o no_root_squash -S "/tmp/v9fsd.$_port.stats" "$@" > "/tmp/v9fsd.$_port.log" 2>&1 &
+	(
+		ulimit -n 65536 2> /dev/null
+		exec "$V9FSD" -f -e "$_dir" -l "tcp:127.0.0.1:$_port" \
+			-l "unix:/tmp/v9fsd.$_port.sock" -o no_root_squash \
+			-S "/tmp/v9fsd.$_port.stats" "$@"
+	) > "/tmp/v9fsd.$_port.log" 2>&1 &
 	V9FSD_PID=$!
 	_i=0
 	while [ $_i -lt 50 ]; do

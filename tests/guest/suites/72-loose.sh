@@ -11,6 +11,15 @@
 # entry, not two; fstat of an open file within actimeo costs none, after it one;
 # a chmod through the mount and a change on the export are seen (at once, and
 # after at most actimeo); actimeo=0 keeps a request per stat(2).
+# The dentry cache (names kept for actimeo, then checked by one Twalk each): a
+# second stat of names within actimeo sends no Twalk, after it one per name; a
+# file removed, made, renamed over another, a directory replaced by a file and
+# the reverse on the export are seen after actimeo; a renamed directory's
+# cached children, a name unlinked and made again and a removed directory are
+# right at once through the mount; processes changing overlapping names through
+# the mount while the export changes them see no EIO or ESTALE and end where
+# the export is; a fid the server refuses fails the lookup with its error and
+# leaves no negative dentry.
 # timeout: 600
 . /v9fs/tests/lib.sh
 
@@ -106,8 +115,12 @@ attrs() {
 	_l=$1 _d=$2 _g=Tgetattr _n=40
 	[ $_d = 9p2000.u ] && _g=Tstat
 	mkdir -p "$EXP/ls"
-	_i=0
-	while [ $_i -lt $_n ]; do : > "$EXP/ls/e$_i"; _i=$((_i + 1)); done
+	_i=0 _names=
+	while [ $_i -lt $_n ]; do
+		: > "$EXP/ls/e$_i"
+		_names="$_names $A/ls/e$_i"
+		_i=$((_i + 1))
+	done
 	for _o in actimeo=30 actimeo=0 none; do
 		_x=cache=loose,$_o
 		[ $_o = none ] && _x=
@@ -116,8 +129,13 @@ attrs() {
 			continue
 		fi
 		eval "_ls_$(echo $_o | tr = _)=$(msgs $_g ls -l $A/ls)"
+		eval "_st_$(echo $_o | tr = _)=$(msgs Twalk stat $_names)"
 		umount_9p $A
 	done
+	check "$_l: stat of the $_n names after ls -l, cache=loose: no Twalk (sent $_st_actimeo_30)" \
+		test "$_st_actimeo_30" = 0
+	check "$_l: ... cache=loose,actimeo=0: as many Twalk as cache=none (sent $_st_actimeo_0, none $_st_none)" \
+		test "$_st_actimeo_0" -ge $_n -a "$_st_actimeo_0" = "$_st_none"
 	check "$_l: ls -l of $_n entries, cache=loose: one $_g each (sent $_ls_actimeo_30)" \
 		test "$_ls_actimeo_30" -ge $_n -a "$_ls_actimeo_30" -le $((_n + 4))
 	check "$_l: ... cache=loose,actimeo=0: two each, as cache=none (sent $_ls_actimeo_0, none $_ls_none)" \
@@ -125,7 +143,8 @@ attrs() {
 	if load_client 9p > /dev/null 2>&1 &&
 	   mount_9p 9p tcp $_d $P $B cache=loose > $T/mount.txt 2>&1; then
 		diag "$_l: in-tree cache=loose: ls -l of $_n entries sent $(msgs $_g ls -l $B/ls) $_g," \
-			"again $(msgs $_g ls -l $B/ls)"
+			"again $(msgs $_g ls -l $B/ls); stat of the names then sent" \
+			"$(msgs Twalk stat $(echo "$_names" | sed "s|$A/|$B/|g")) Twalk"
 		umount_9p $B
 	fi
 	rm -rf "$EXP/ls"
@@ -183,6 +202,186 @@ attrs() {
 	exec 5<&-
 	umount_9p $A
 	rm -f "$EXP/at"
+}
+
+# ino PATH: the inode number of PATH, or "-" if it is not there
+ino() { stat -c %i "$1" 2> /dev/null || echo -; }
+
+# kind PATH: what stat says PATH is (type, mode, and a file's size), or "gone"
+# (a directory's size is the server's business: the client keeps none)
+kind() {
+	_kd=$(stat -c '%F %a' "$1" 2> /dev/null) || { echo gone; return; }
+	[ -d "$1" ] || _kd="$_kd $(stat -c %s "$1" 2> /dev/null)"
+	echo "$_kd"
+}
+
+# mounted_names L DIALECT: changes made through the mount to cached names are
+# right at once (actimeo=30: nothing is checked again on the server)
+mounted_names() {
+	_l=$1
+	if ! mount_9p 9P tcp $2 $P $A cache=loose,actimeo=30 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,actimeo=30: $(tail -n 1 $T/mount.txt)"
+		return
+	fi
+	mkdir $A/rd && echo one > $A/rd/c1 && echo two > $A/rd/c2
+	stat $A/rd/c1 $A/rd/c2 $A/rd/c3 > /dev/null 2>&1
+	mv $A/rd $A/rd2
+	check "$_l: a directory renamed with cached children: a child reads under the new name" \
+		test "$(cat $A/rd2/c1 2>&1)" = one
+	echo three > $A/rd2/c2
+	check "$_l: ... a child written under the new name lands on the export" \
+		test "$(cat "$EXP/rd2/c2" 2>&1)" = three
+	echo four > $A/rd2/c3
+	check "$_l: ... a child cached as missing is made under the new name" \
+		test "$(cat "$EXP/rd2/c3" 2>&1)" = four
+	check "$_l: ... the old name is gone" test ! -e $A/rd/c1 -a ! -e $A/rd
+	echo old > $A/u
+	_i0=$(ino $A/u)
+	rm $A/u
+	check "$_l: a cached name unlinked is gone at once" test ! -e $A/u
+	echo new > $A/u
+	check "$_l: ... made again: the new file, on the export too ($_i0, then $(ino $A/u), export $(ino "$EXP/u"))" \
+		test "$(cat $A/u)" = new -a "$(cat "$EXP/u")" = new -a "$(ino $A/u)" = "$(ino "$EXP/u")"
+	mkdir $A/rmd
+	stat $A/rmd > /dev/null
+	rmdir $A/rmd
+	check "$_l: a cached directory removed is gone at once" test ! -e $A/rmd
+	check "$_l: ... and made again" sh -c "mkdir $A/rmd && test -d '$EXP/rmd'"
+	rm -rf $A/rd2 $A/u $A/rmd
+	umount_9p $A
+}
+
+# export_names L DIALECT: names changed on the export are seen after actimeo=1,
+# and each name still there is checked with one Twalk
+export_names() {
+	_l=$1 _n=20
+	mkdir -p "$EXP/nm/dd"
+	_names=
+	_i=0
+	while [ $_i -lt $_n ]; do
+		echo "e$_i" > "$EXP/nm/e$_i"
+		[ $_i -ge 3 ] && _names="$_names $A/nm/e$_i"
+		_i=$((_i + 1))
+	done
+	echo ff > "$EXP/nm/ff"
+	if ! mount_9p 9P tcp $2 $P $A cache=loose,actimeo=1 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,actimeo=1: $(tail -n 1 $T/mount.txt)"
+		return
+	fi
+	stat $A/nm/e0 $A/nm/e1 $A/nm/e2 $A/nm/new $A/nm/dd $A/nm/ff $_names > /dev/null 2>&1
+	_i2=$(ino $A/nm/e2)
+	rm "$EXP/nm/e0"
+	echo new > "$EXP/nm/new"
+	mv "$EXP/nm/e1" "$EXP/nm/e2"
+	rmdir "$EXP/nm/dd" && echo dd > "$EXP/nm/dd"
+	rm "$EXP/nm/ff" && mkdir "$EXP/nm/ff"
+	sleep 2
+	_c=$(msgs Twalk stat $_names)
+	check "$_l: actimeo=1: stat of $((_n - 3)) cached names 2 s later checks each with one Twalk (sent $_c)" \
+		test "$_c" -ge $((_n - 3)) -a "$_c" -le $((_n - 1))
+	check "$_l: the export removed a cached name: gone" test ! -e $A/nm/e0
+	check "$_l: the export made a name cached as missing: there" \
+		test "$(cat $A/nm/new 2>&1)" = new
+	check "$_l: the export renamed e1 over e2: e2 is the new inode ($_i2, then $(ino $A/nm/e2), export $(ino "$EXP/nm/e2"))" \
+		test "$(ino $A/nm/e2)" = "$(ino "$EXP/nm/e2")" -a "$(cat $A/nm/e2 2>&1)" = e1
+	check "$_l: ... and e1 is gone" test ! -e $A/nm/e1
+	check "$_l: the export replaced a directory by a file: a file" \
+		test -f $A/nm/dd -a "$(cat $A/nm/dd 2>&1)" = dd
+	check "$_l: the export replaced a file by a directory: a directory" \
+		sh -c "test -d $A/nm/ff && ls $A/nm/ff"
+	umount_9p $A
+	rm -rf "$EXP/nm"
+}
+
+# churn SECONDS CMD: run CMD (with $k a name index 0-3) in a loop until
+# SECONDS have passed; errors go to stderr
+churn() {
+	_end=$(($(date +%s) + $1)) k=0
+	while [ "$(date +%s)" -lt $_end ]; do
+		eval "$2"
+		k=$(((k + 1) % 4))
+	done
+}
+
+# concurrent L DIALECT: processes stat, list, chmod, write and rename, create
+# and unlink overlapping names through an actimeo=1 mount for 3 s while the
+# export replaces them; no EIO or ESTALE, and after actimeo each name's stat
+# through the mount is the export's
+concurrent() {
+	_l=$1
+	mkdir -p "$EXP/cc"
+	if ! mount_9p 9P tcp $2 $P $A cache=loose,actimeo=1 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,actimeo=1: $(tail -n 1 $T/mount.txt)"
+		return
+	fi
+	_pids=
+	churn 3 'stat $A/cc/n$k > /dev/null; ls -l $A/cc > /dev/null' 2> $T/cc.1 &
+	_pids="$_pids $!"
+	churn 3 'chmod 60$((k + 4)) $A/cc/n$k' 2> $T/cc.2 &
+	_pids="$_pids $!"
+	churn 3 'echo w$k > $A/cc/t2 && mv $A/cc/t2 $A/cc/n$k' 2> $T/cc.3 &
+	_pids="$_pids $!"
+	churn 3 'touch $A/cc/n$k && rm -f $A/cc/n$k; cat $A/cc/n$k > /dev/null' 2> $T/cc.4 &
+	_pids="$_pids $!"
+	churn 3 'rm -rf "$EXP/cc/n$k"; if [ $k = 1 ]; then mkdir "$EXP/cc/n$k"; else echo x$k > "$EXP/cc/n$k"; fi; mv "$EXP/cc/n$k" "$EXP/cc/n$(((k + 1) % 4))"' 2> /dev/null &
+	_pids="$_pids $!"
+	wait $_pids
+	cat $T/cc.1 $T/cc.2 $T/cc.3 $T/cc.4 > $T/cc.err
+	_bad=$(grep -c -e "Input/output error" -e "Stale file handle" -e "I/O error" $T/cc.err)
+	check "$_l: concurrent changes through the mount and on the export: no EIO or ESTALE ($_bad)" \
+		test "$_bad" = 0
+	diag "$_l: errors the processes saw: $(sed 's/.*: //' $T/cc.err | sort | uniq -c | tr '\n' ';')"
+	grep -e "Input/output error" -e "Stale file handle" -e "I/O error" $T/cc.err | head -n 5 |
+		sed 's/^/#   /'
+	sleep 2
+	_diff=
+	for _k in n0 n1 n2 n3 t2; do
+		[ "$(kind $A/cc/$_k)" = "$(kind "$EXP/cc/$_k")" ] ||
+			_diff="$_diff $_k: $(kind $A/cc/$_k) / $(kind "$EXP/cc/$_k");"
+	done
+	check "$_l: ... 2 s later every name's stat through the mount is the export's$_diff" \
+		test -z "$_diff"
+	rm -rf $A/cc
+	umount_9p $A
+	check "$_l: ... umount" sh -c "! grep -q ' $A ' /proc/mounts"
+	rm -rf "$EXP/cc"
+}
+
+# fidcap: a v9fsd with room for 16 fids per connection; a cache=loose mount
+# that stats 30 names runs out: those lookups fail with EMFILE, and a refused
+# name is not cached as missing
+fidcap() {
+	_n=30
+	mkdir -p "$EXP/cap"
+	_names=
+	_i=0
+	while [ $_i -lt $_n ]; do
+		: > "$EXP/cap/e$_i"
+		_names="$_names $A/cap/e$_i"
+		_i=$((_i + 1))
+	done
+	if ! v9fsd_start "$EXP" $P -o max_fids=16; then
+		not_ok "v9fsd -o max_fids=16 serves $EXP"
+		return
+	fi
+	if mount_9p 9P tcp 9p2000.L $P $A cache=loose,actimeo=30 > $T/mount.txt 2>&1; then
+		stat $_names > /dev/null 2> $T/cap.err
+		_e=$(grep -c "Too many open files" $T/cap.err)
+		_o=$(grep -vc "Too many open files" $T/cap.err)
+		check "fids refused (max_fids=16): stat of $_n cached names fails with EMFILE ($_e), nothing else ($_o)" \
+			test "$_e" -gt 0 -a "$_o" = 0
+		stat $A/cap/e$((_n - 1)) > /dev/null 2> $T/cap.err
+		check "... a refused name is asked again, not cached as missing: $(cat $T/cap.err)" \
+			grep -q "Too many open files" $T/cap.err
+		echo 2 > /proc/sys/vm/drop_caches
+		check "... once the cached names are dropped (their fids clunked), it is found" \
+			stat $A/cap/e$((_n - 1))
+		umount_9p $A
+	else
+		not_ok "mount cache=loose,actimeo=30 (max_fids=16): $(tail -n 1 $T/mount.txt)"
+	fi
+	v9fsd_stop
+	rm -rf "$EXP/cap"
 }
 
 # run L DIALECT: the checks over one dialect
@@ -284,6 +483,10 @@ run() {
 	wb_fail "$_l" $_d 1
 	wb_fail "$_l" $_d 0
 	attrs "$_l" $_d
+	mounted_names "$_l" $_d
+	[ $_d = 9p2000.L ] || return
+	export_names "$_l" $_d
+	concurrent "$_l" $_d
 }
 
 if ! load_client 9P > $T/insmod.txt 2>&1; then
@@ -297,6 +500,7 @@ fi
 run 9P.L 9p2000.L
 run 9P.u 9p2000.u
 v9fsd_stop
+fidcap
 check "no fid, request or client left after the umounts" \
 	test "$(cat $PARAMS/live_fids)/$(cat $PARAMS/live_reqs)/$(cat $PARAMS/live_clients)" = 0/0/0
 rmmod 9p2000 || not_ok "rmmod 9p2000"
