@@ -275,7 +275,7 @@ static struct ninep_req **tags_grow_locked(struct ninep_client *c,
 static int tag_alloc(struct ninep_client *c, struct ninep_req *req,
 		     unsigned int flags)
 {
-	struct ninep_req **grown = NULL, **spare;
+	struct ninep_req **grown = NULL;
 	u32 size = 0;
 	int gen, err;
 
@@ -283,13 +283,17 @@ static int tag_alloc(struct ninep_client *c, struct ninep_req *req,
 		/* Read before trying: a retire after this changes it. */
 		gen = atomic_read(&c->retired);
 		spin_lock(&c->lock);
-		spare = grown ? tags_grow_locked(c, grown, size) : NULL;
-		grown = NULL;
+		if (grown)
+			grown = tags_grow_locked(c, grown, size);
 		err = c->dead ? -EIO :
 		      tag_take_locked(c, req, flags & REQ_NOTAG);
 		size = c->tags.size;
 		spin_unlock(&c->lock);
-		kvfree(spare);
+		if (grown) {
+			/* The old array, or the new one if another grew it. */
+			kvfree(grown);
+			grown = NULL;
+		}
 		if (err != -EBUSY || (flags & REQ_NOTAG))
 			return err;
 		if (size <= NINEP_TAG_MAX) {
