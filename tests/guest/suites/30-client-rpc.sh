@@ -394,14 +394,16 @@ else
 fi
 
 # --- more requests in flight than the tag table's first 64 slots -----------
-# 100 readers of distinct files (distinct lookups run in parallel) while the
-# server is stopped: each leaves a request in flight, so the table doubles
-# with requests in it, and every reply must still find its request after.
+# 100 readers of distinct files (distinct lookups run in parallel; their
+# directory is looked up before) while the server is stopped: each leaves a
+# request in flight, so the table doubles with requests in it, and every
+# reply must still find its request after.
 mkdir -p "$EXP/many"
 i=1
 while [ $i -le 100 ]; do echo "file $i" > "$EXP/many/f$i"; i=$((i + 1)); done
 n=$(dmesg | wc -l)
 if mount_9p 9P tcp 9p2000.u $P $M debug=0x20; then
+	ls "$M/many" > /dev/null
 	kill -STOP $V9FSD_PID
 	pids=
 	i=1
@@ -410,7 +412,7 @@ if mount_9p 9P tcp 9p2000.u $P $M debug=0x20; then
 		pids="$pids $!"
 		i=$((i + 1))
 	done
-	sleep 1
+	sleep 2
 	diag "while stopped: live reqs $(live reqs)"
 	kill -CONT $V9FSD_PID
 	for p in $pids; do wait "$p"; done
