@@ -394,10 +394,12 @@ else
 fi
 
 # --- more requests in flight than the tag table's first 64 slots -----------
-# 100 readers of distinct files (distinct lookups run in parallel; their
-# directory is looked up before) while the server is stopped: each leaves a
-# request in flight, so the table doubles with requests in it, and every
-# reply must still find its request after.
+# 100 readers of distinct files started while the server is stopped. Only
+# one request is in flight while it stays stopped (the diag line; the others
+# wait behind it in the client), but once it resumes their lookups go out
+# together, more than the table's first 64 slots: the table doubles with
+# requests in it (the debug log says so), and every reply must still find
+# its request.
 mkdir -p "$EXP/many"
 i=1
 while [ $i -le 100 ]; do echo "file $i" > "$EXP/many/f$i"; i=$((i + 1)); done
