@@ -18,7 +18,6 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 
 #include "rpc.h"
 
@@ -135,9 +134,9 @@ out:
 
 static void client_free(struct ninep_client *c)
 {
-	WARN_ON(!xa_empty(&c->reqs));
+	WARN_ON(!ninep_tags_empty(c));
 	ninep_pool_drain(c);
-	xa_destroy(&c->reqs);
+	ninep_tags_free(c);
 	ida_destroy(&c->fids);
 	kfree(c->peer);
 	kfree(c);
@@ -186,7 +185,6 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 		return ERR_PTR(-ENOMEM);
 	atomic_inc(&live_clients);
 	spin_lock_init(&c->lock);
-	xa_init_flags(&c->reqs, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&c->tx_queue);
 	init_waitqueue_head(&c->tx_wq);
 	init_waitqueue_head(&c->idle_wq);
@@ -204,7 +202,7 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 		c->peer = kasprintf(GFP_KERNEL, "fd %d/%d", o->rfd, o->wfd);
 	else
 		c->peer = kstrdup(o->addr ? o->addr : "?", GFP_KERNEL);
-	if (!c->peer) {
+	if (!c->peer || ninep_tags_init(c)) {
 		client_free(c);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -275,12 +273,12 @@ void ninep_client_destroy(struct ninep_client *c)
 	unsigned int secs = c->timeout ? c->timeout : NINEP_DRAIN_SECS;
 
 	if (!READ_ONCE(c->dead) &&
-	    wait_event_killable_timeout(c->idle_wq, xa_empty(&c->reqs),
+	    wait_event_killable_timeout(c->idle_wq, ninep_tags_empty(c),
 					(long)secs * HZ) <= 0 &&
-	    !xa_empty(&c->reqs))
+	    !ninep_tags_empty(c))
 		pr_warn("%s: requests still pending at umount\n", c->peer);
 	spin_lock(&c->lock);
-	if (!c->dead && xa_empty(&c->reqs)) {
+	if (!c->dead && ninep_tags_empty(c)) {
 		/* Clean shutdown: no error line. */
 		WRITE_ONCE(c->dead, true);
 		spin_unlock(&c->lock);

@@ -32,7 +32,6 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 
 #include "rpc.h"
 
@@ -149,35 +148,167 @@ static bool flush_overdue(struct ninep_client *c)
  */
 #define NINEP_TAG_MAX	0x7fff
 
-/*
- * A free tag for @req in the table, taken in turn (a tag just retired is
- * the last to be reused). With every tag in flight (NINEP_TAG_MAX + 1), wait
- * for one to be retired rather than fail (a busy connection is no error),
- * if @wait: a caller that may be the receiver (a clunk from retiring) must
- * not wait, since only receiving retires. 0, -EBUSY (full, no waiting),
- * -EINTR on a fatal signal, -EIO if the connection died meanwhile.
- */
-static int tag_alloc(struct ninep_client *c, struct ninep_req *req, u32 *tag,
-		     bool wait)
+/* Slots of a new tag table: more requests in flight than most mounts see. */
+#define NINEP_TAGS_MIN	64
+
+int ninep_tags_init(struct ninep_client *c)
 {
+	c->tags.slot = kcalloc(NINEP_TAGS_MIN, sizeof(*c->tags.slot),
+			       GFP_KERNEL);
+	if (!c->tags.slot)
+		return -ENOMEM;
+	c->tags.size = NINEP_TAGS_MIN;
+	return 0;
+}
+
+void ninep_tags_free(struct ninep_client *c)
+{
+	kvfree(c->tags.slot);
+	c->tags.slot = NULL;
+}
+
+/* Nothing in the table (without c->lock: a hint, or a wait condition). */
+bool ninep_tags_empty(struct ninep_client *c)
+{
+	return !READ_ONCE(c->tags.count);
+}
+
+/* The request of @tag, or NULL: c->lock held. */
+static struct ninep_req *tag_lookup(struct ninep_client *c, u16 tag)
+{
+	struct ninep_tags *t = &c->tags;
+	struct ninep_req *req;
+
+	if (tag == V9P_NOTAG)
+		return t->notag;
+	if (tag > NINEP_TAG_MAX)
+		return NULL;
+	/* The slot may hold another request: one whose tag differs above. */
+	req = t->slot[tag & (t->size - 1)];
+	return req && req->tag == tag ? req : NULL;
+}
+
+/*
+ * Put @req in the table under the next free tag in turn (a tag just retired
+ * is the last to be reused), or under NOTAG: c->lock held. -EBUSY when no
+ * slot is free (or NOTAG is taken).
+ */
+static int tag_take_locked(struct ninep_client *c, struct ninep_req *req,
+			   bool notag)
+{
+	struct ninep_tags *t = &c->tags;
+	u32 tag;
+
+	if (notag) {
+		if (t->notag)
+			return -EBUSY;
+		t->notag = req;
+		req->tag = V9P_NOTAG;
+	} else {
+		if (t->used == t->size)
+			return -EBUSY;
+		/*
+		 * A slot is free, and size (which divides the tag range) tags
+		 * in a row land on every slot once.
+		 */
+		tag = t->next;
+		while (t->slot[tag & (t->size - 1)])
+			tag = (tag + 1) & NINEP_TAG_MAX;
+		t->slot[tag & (t->size - 1)] = req;
+		t->next = (tag + 1) & NINEP_TAG_MAX;
+		t->used++;
+		req->tag = tag;
+	}
+	WRITE_ONCE(t->count, t->count + 1);
+	req->in_table = true;
+	return 0;
+}
+
+/* Take @req out of the table: c->lock held. */
+static void tag_remove_locked(struct ninep_client *c, struct ninep_req *req)
+{
+	struct ninep_tags *t = &c->tags;
+
+	if (req == t->notag) {
+		t->notag = NULL;
+	} else {
+		t->slot[req->tag & (t->size - 1)] = NULL;
+		t->used--;
+	}
+	WRITE_ONCE(t->count, t->count - 1);
+	req->in_table = false;
+}
+
+/*
+ * Move the table's requests into @slot, of @size slots, if the table is
+ * still smaller: c->lock held. Tags that had distinct slots modulo the old
+ * size have distinct slots modulo a multiple of it. Returns the array the
+ * caller is to free once the lock is dropped.
+ */
+static struct ninep_req **tags_grow_locked(struct ninep_client *c,
+					   struct ninep_req **slot, u32 size)
+{
+	struct ninep_tags *t = &c->tags;
+	struct ninep_req **old = t->slot;
+	u32 i;
+
+	if (size <= t->size)
+		return slot;
+	for (i = 0; i < t->size; i++)
+		if (old[i])
+			slot[old[i]->tag & (size - 1)] = old[i];
+	t->slot = slot;
+	t->size = size;
+	clnt_dbg(c, NINEP_DEBUG_RPC, "tag table grows to %u slots\n", size);
+	return old;
+}
+
+/*
+ * Put @req in the tag table (REQ_NOTAG: under NOTAG). With every slot
+ * taken, the table doubles, up to a slot for every tag; with every tag in
+ * flight, wait for one to be retired rather than fail (a busy connection is
+ * no error), if REQ_WAIT: a caller that may be the receiver (a clunk from
+ * retiring) must not wait, since only receiving retires. 0, -EBUSY (full,
+ * no waiting), -ENOMEM, -EINTR on a fatal signal, -EIO if the connection
+ * is dead.
+ */
+static int tag_alloc(struct ninep_client *c, struct ninep_req *req,
+		     unsigned int flags)
+{
+	struct ninep_req **grown = NULL;
+	u32 size = 0;
 	int gen, err;
 
 	for (;;) {
 		/* Read before trying: a retire after this changes it. */
 		gen = atomic_read(&c->retired);
-		err = xa_alloc_cyclic(&c->reqs, tag, req,
-				      XA_LIMIT(0, NINEP_TAG_MAX),
-				      &c->next_tag, GFP_NOFS);
-		if (err != -EBUSY)
-			return err < 0 ? err : 0;
-		if (!wait)
+		spin_lock(&c->lock);
+		if (grown)
+			grown = tags_grow_locked(c, grown, size);
+		err = c->dead ? -EIO :
+		      tag_take_locked(c, req, flags & REQ_NOTAG);
+		size = c->tags.size;
+		spin_unlock(&c->lock);
+		if (grown) {
+			/* The old array, or the new one if another grew it. */
+			kvfree(grown);
+			grown = NULL;
+		}
+		if (err != -EBUSY || (flags & REQ_NOTAG))
+			return err;
+		if (size <= NINEP_TAG_MAX) {
+			size *= 2;
+			grown = kvcalloc(size, sizeof(*grown), GFP_NOFS);
+			if (!grown)
+				return -ENOMEM;
+			continue;
+		}
+		if (!(flags & REQ_WAIT))
 			return -EBUSY;
 		if (wait_event_killable(c->tag_wq,
 					atomic_read(&c->retired) != gen ||
 					READ_ONCE(c->dead)))
 			return -EINTR;
-		if (READ_ONCE(c->dead))
-			return -EIO;
 	}
 }
 
@@ -190,7 +321,6 @@ struct ninep_req *ninep_req_new(struct ninep_client *c, u32 rcap,
 				unsigned int flags)
 {
 	struct ninep_req *req;
-	u32 tag;
 	int err;
 
 	if (flush_overdue(c))
@@ -213,28 +343,9 @@ struct ninep_req *ninep_req_new(struct ninep_client *c, u32 rcap,
 		goto fail;
 	}
 	req->rcap = req->rpooled ? c->msize : rcap;
-	if (flags & REQ_NOTAG) {
-		tag = V9P_NOTAG;
-		err = xa_insert(&c->reqs, tag, req, GFP_NOFS);
-	} else {
-		err = tag_alloc(c, req, &tag, flags & REQ_WAIT);
-	}
+	err = tag_alloc(c, req, flags);
 	if (err)
 		goto fail;
-	req->tag = tag;
-	spin_lock(&c->lock);
-	req->in_table = true;
-	if (c->dead) {
-		/* Died between the check above and the insertion. */
-		req->state = REQ_FAILED;
-		req->err = -EIO;
-		req->in_table = false;
-		xa_erase(&c->reqs, tag);
-		spin_unlock(&c->lock);
-		err = -EIO;
-		goto fail;
-	}
-	spin_unlock(&c->lock);
 	return req;
 fail:
 	refcount_set(&req->ref, 1);
@@ -257,8 +368,7 @@ static void req_retire_locked(struct ninep_client *c, struct ninep_req *req,
 {
 	if (!req->in_table)
 		return;
-	req->in_table = false;
-	xa_erase(&c->reqs, req->tag);
+	tag_remove_locked(c, req);
 	if (!list_empty(&req->tx_node)) {
 		list_del_init(&req->tx_node);
 		refcount_dec(&req->ref);	/* the queue's; table still holds one */
@@ -329,7 +439,7 @@ static void __req_retired(struct ninep_client *c, struct list_head *list,
 	/* The barrier of wq_has_sleeper() orders the count before the test. */
 	if (wq_has_sleeper(&c->tag_wq))
 		wake_up_all(&c->tag_wq);
-	if (xa_empty(&c->reqs))
+	if (ninep_tags_empty(c))
 		wake_up_all(&c->idle_wq);
 }
 
@@ -346,8 +456,8 @@ static void req_retired(struct ninep_client *c, struct list_head *list)
 void ninep_client_fail(struct ninep_client *c, int err, const char *why)
 {
 	struct ninep_req *req, *partial;
-	unsigned long tag;
 	LIST_HEAD(list);
+	u32 i;
 	int n = 0;
 
 	spin_lock(&c->lock);
@@ -358,7 +468,11 @@ void ninep_client_fail(struct ninep_client *c, int err, const char *why)
 	WRITE_ONCE(c->dead, true);
 	partial = c->tx_partial;
 	c->tx_partial = NULL;
-	xa_for_each(&c->reqs, tag, req) {
+	for (i = 0; i <= c->tags.size; i++) {
+		/* The slots, then Tversion's request. */
+		req = i < c->tags.size ? c->tags.slot[i] : c->tags.notag;
+		if (!req)
+			continue;
 		if (req->state != REQ_DONE)
 			req_fail_locked(req, -EIO);
 		req_retire_locked(c, req, &list);
@@ -822,7 +936,7 @@ static int rx_header(struct ninep_client *c)
 	}
 
 	spin_lock(&c->lock);
-	req = xa_load(&c->reqs, h.tag);
+	req = tag_lookup(c, h.tag);
 	if (!req || req->state != REQ_SENT) {
 		spin_unlock(&c->lock);
 		pr_err("reply %s with tag %u matches no request\n",
@@ -931,7 +1045,7 @@ static int rx_complete(struct ninep_client *c)
 	 * time two requests overlap (read/write chunks, a clunk and the next
 	 * call).
 	 */
-	if (c->trans.ops->ack && !xa_empty(&c->reqs))
+	if (c->trans.ops->ack && !ninep_tags_empty(c))
 		c->trans.ops->ack(&c->trans);
 out:
 	ninep_req_put(req);

@@ -11,7 +11,6 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 #include <linux/idr.h>
 #include <linux/llist.h>
 
@@ -68,12 +67,28 @@ struct ninep_req {
 	struct v9p_fcall rc;		/* decoded reply; views into rbuf */
 };
 
+/*
+ * The tag table, under c->lock. A request sits in slot (tag & (size - 1)),
+ * so finding a reply's request is one index and one compare of the tag.
+ * Tags are handed out in turn over the whole tag range, skipping those
+ * whose slot is taken; a full table doubles (up to one slot per tag). The
+ * slots are allocated with the client and kept: a request costs the table
+ * no allocation.
+ */
+struct ninep_tags {
+	struct ninep_req **slot;
+	u32 size;			/* a power of two */
+	u32 used;			/* requests in slots */
+	u32 next;			/* the tag to try first */
+	struct ninep_req *notag;	/* Tversion's request (NOTAG) */
+	unsigned int count;		/* all of them; READ_ONCE outside c->lock */
+};
+
 struct ninep_client {
 	struct ninep_trans trans;
 	char *peer;			/* for log lines: address or "fd r/w" */
 	spinlock_t lock;		/* states, table membership, tx_queue */
-	struct xarray reqs;		/* tag -> request */
-	u32 next_tag;
+	struct ninep_tags tags;		/* tag -> request */
 	struct list_head tx_queue;
 	bool tx_busy;			/* a message is being written; c->lock */
 	struct ninep_req *tx_partial;	/* its rest is the tx thread's to send */
@@ -124,6 +139,9 @@ int ninep_rpc_init(void);
 void ninep_rpc_exit(void);
 void *ninep_buf_alloc(struct ninep_client *c, u32 size, bool *pooled);
 void ninep_pool_drain(struct ninep_client *c);
+int ninep_tags_init(struct ninep_client *c);
+void ninep_tags_free(struct ninep_client *c);
+bool ninep_tags_empty(struct ninep_client *c);
 struct ninep_req *ninep_req_new(struct ninep_client *c, u32 rcap,
 				unsigned int flags);
 void ninep_req_put(struct ninep_req *req);

@@ -104,16 +104,18 @@ check "msize=2048 (below 4096) is refused" \
 	sh -c "! mount -t 9P -o proto=tcp,port=$P,msize=2048 127.0.0.1 $M"
 mounted $M && umount $M
 
-# fake_version NAME REPLY [VOPT]: mount over trans=fd against a scripted peer
-# that reads the 21-byte Tversion (VOPT, default version=9p2000.u; "" asks for
-# the default, 9P2000.L, of the same length) and answers with REPLY (printf
-# octal escapes), then goes silent. Sets FAKE_RC and FAKE_LOG (new kernel log).
+# fake_version NAME REPLY [VOPT [LATER]]: mount over trans=fd against a scripted
+# peer that reads the 21-byte Tversion (VOPT, default version=9p2000.u; "" asks
+# for the default, 9P2000.L, of the same length) and answers with REPLY (printf
+# octal escapes), then, if given, sends LATER a second later, then goes silent.
+# Sets FAKE_RC and FAKE_LOG (new kernel log).
 fake_version() {
 	_v=${3-version=9p2000.u,}
 	_f=/tmp/fake.$1
 	rm -f "$_f.c2s" "$_f.s2c"
 	mkfifo "$_f.c2s" "$_f.s2c"
 	(dd bs=1 count=21 < "$_f.c2s" > /dev/null 2>&1 && printf "$2" > "$_f.s2c" &&
+		{ [ -z "${4:-}" ] || { sleep 1 && printf "$4" > "$_f.s2c"; }; } &&
 		sleep 8) &
 	_pid=$!
 	_n=$(dmesg | wc -l)
@@ -168,6 +170,21 @@ if [ "$(printf '\023\000\000\000\145' | wc -c)" = 5 ]; then
 	*) not_ok "a server raising msize: the log says why"
 		printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
 	esac
+	# The Tattach goes out under tag 0, the first in turn; a reply under a
+	# tag that shares its slot in the tag table (64; 0x8000, outside the
+	# range of tags) must match nothing, as a late reply to a retired tag.
+	_rv='\025\000\000\000\145\377\377\000\000\001\000\010\0009P2000.u'
+	for _t in 64:'\100\000' 32768:'\000\200'; do
+		fake_version tag${_t%%:*} "$_rv" version=9p2000.u, \
+			'\024\000\000\000\151'"${_t#*:}"'\200\000\000\000\000\001\000\000\000\000\000\000\000'
+		case $FAKE_RC:$FAKE_LOG in
+		0:*) not_ok "an Rattach under tag ${_t%%:*} (Tattach sent as tag 0): the mount fails" ;;
+		*"reply Rattach with tag ${_t%%:*} matches no request"*)
+			ok "an Rattach under tag ${_t%%:*} (Tattach sent as tag 0) matches no request" ;;
+		*) not_ok "an Rattach under tag ${_t%%:*}: the log says it matches no request"
+			printf '%s\n' "$FAKE_LOG" | tail -n 5 | sed 's/^/#   /' ;;
+		esac
+	done
 else
 	skip "scripted Tversion replies" "printf cannot write NUL bytes"
 fi
@@ -375,6 +392,49 @@ if mount_9p 9P tcp 9p2000.u $P $M; then
 else
 	not_ok "mount for the SIGKILL test"
 fi
+
+# --- more requests in flight than the tag table's first 64 slots -----------
+# 100 readers of distinct files started while the server is stopped. Only
+# one request is in flight while it stays stopped (the diag line; the others
+# wait behind it in the client), but once it resumes their lookups go out
+# together, more than the table's first 64 slots: the table doubles with
+# requests in it (the debug log says so), and every reply must still find
+# its request.
+mkdir -p "$EXP/many"
+i=1
+while [ $i -le 100 ]; do echo "file $i" > "$EXP/many/f$i"; i=$((i + 1)); done
+n=$(dmesg | wc -l)
+if mount_9p 9P tcp 9p2000.u $P $M debug=0x20; then
+	ls "$M/many" > /dev/null
+	kill -STOP $V9FSD_PID
+	pids=
+	i=1
+	while [ $i -le 100 ]; do
+		cat "$M/many/f$i" > /tmp/rpc.many.$i 2>&1 &
+		pids="$pids $!"
+		i=$((i + 1))
+	done
+	sleep 2
+	diag "while stopped: live reqs $(live reqs)"
+	kill -CONT $V9FSD_PID
+	for p in $pids; do wait "$p"; done
+	bad=0
+	i=1
+	while [ $i -le 100 ]; do
+		[ "$(cat /tmp/rpc.many.$i)" = "file $i" ] || bad=$((bad + 1))
+		rm -f /tmp/rpc.many.$i
+		i=$((i + 1))
+	done
+	check "100 readers started while the server was stopped all read their file ($bad wrong)" \
+		test $bad = 0
+	check "... and the tag table grew past 64 slots meanwhile (debug=0x20 log)" \
+		sh -c "dmesg | tail -n +$((n + 1)) | grep -q 'tag table grows to 128 slots'"
+	check "... and no request is left in flight ($(settle reqs))" test "$(settle reqs)" = 0
+	umount_9p $M
+else
+	not_ok "mount for 100 readers"
+fi
+rm -rf "$EXP/many"
 
 # --- timeout= --------------------------------------------------------------
 # As an NFS soft mount: a request with no reply within timeout= fails (and is
