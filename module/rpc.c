@@ -266,11 +266,11 @@ static struct ninep_req **tags_grow_locked(struct ninep_client *c,
 /*
  * Put @req in the tag table (REQ_NOTAG: under NOTAG). With every slot
  * taken, the table doubles, up to a slot for every tag; with every tag in
- * flight, wait for one to be retired rather than fail (a busy connection is
- * no error), if REQ_WAIT: a caller that may be the receiver (a clunk from
- * retiring) must not wait, since only receiving retires. 0, -EBUSY (full,
- * no waiting), -ENOMEM, -EINTR on a fatal signal, -EIO if the connection
- * is dead.
+ * flight (or no memory to grow), wait for one to be retired rather than
+ * fail (a busy connection is no error), if REQ_WAIT: a caller that may be
+ * the receiver (a clunk from retiring) must not wait, since only receiving
+ * retires. 0, -EBUSY (full, no waiting), -EINTR on a fatal signal, -EIO if
+ * the connection is dead.
  */
 static int tag_alloc(struct ninep_client *c, struct ninep_req *req,
 		     unsigned int flags)
@@ -298,10 +298,11 @@ static int tag_alloc(struct ninep_client *c, struct ninep_req *req,
 			return err;
 		if (size <= NINEP_TAG_MAX) {
 			size *= 2;
-			grown = kvcalloc(size, sizeof(*grown), GFP_NOFS);
-			if (!grown)
-				return -ENOMEM;
-			continue;
+			grown = kvcalloc(size, sizeof(*grown),
+					 GFP_NOFS | __GFP_NOWARN);
+			if (grown)
+				continue;
+			/* No memory to grow: a full table all the same. */
 		}
 		if (!(flags & REQ_WAIT))
 			return -EBUSY;
