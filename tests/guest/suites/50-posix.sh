@@ -5,6 +5,7 @@
 #   tmpfs                                       the baseline
 #   9p  tcp  9p2000.u, 9p2000.L                 the reference
 #   9P  tcp  9p2000, 9p2000.u, 9p2000.L; unix, fd 9p2000.u ours
+#   9P  tcp  9p2000.L cache=loose, cache=mmap    ours, caching
 # then flock(2) and fcntl(2) locks across two 9p2000.L mounts, on both clients.
 # A check that fails on ours and also on the in-tree client with the same dialect
 # is reported as a SKIP for ours, naming the reason, rather than hidden.
@@ -107,20 +108,24 @@ if ! load_client 9P > "$OUT/insmod.txt" 2>&1; then
 	not_ok "mount 9P: insmod $V9FS_KO failed: $(cat "$OUT/insmod.txt")"
 	ours_ok=0
 fi
+# TRANSPORT:DIALECT:ENTRIES[:MOUNT_OPTIONS]
 for run in tcp:9p2000:$ENTRIES tcp:9p2000.u:$ENTRIES tcp:9p2000.L:$ENTRIES \
-	unix:9p2000.u:$SMALL fd:9p2000.u:$SMALL; do
+	unix:9p2000.u:$SMALL fd:9p2000.u:$SMALL \
+	tcp:9p2000.L:$SMALL:cache=loose tcp:9p2000.L:$SMALL:cache=mmap; do
 	t=${run%%:*}
 	rest=${run#*:}
 	d=${rest%%:*}
 	n=${rest#*:}
-	label="9P/$t/$d"
+	o=
+	case $n in *:*) o=${n#*:} n=${n%%:*} ;; esac
+	label="9P/$t/$d${o:+/$o}"
 	if [ $ours_ok -eq 0 ]; then
 		skip "$label: posix-suite" "our module did not load"
 		continue
 	fi
 	m=/mnt/posix-9P
-	if ! mount_9p 9P $t $d $PORT $m > "$OUT/mount.txt" 2>&1; then
-		not_ok "mount 9P $t $d: $(tail -n 1 "$OUT/mount.txt")"
+	if ! mount_9p 9P $t $d $PORT $m "$o" > "$OUT/mount.txt" 2>&1; then
+		not_ok "mount 9P $t $d $o: $(tail -n 1 "$OUT/mount.txt")"
 		dmesg | tail -n 5 | sed 's/^/#   /'
 		skip "$label: posix-suite" "mount failed"
 		continue
