@@ -48,6 +48,9 @@ base)
 	cp -a "$top/tests/vm/selftest" "$stage/v9fs/selftest"
 	[ -d "$top/bench" ] && cp -a "$top/bench" "$stage/v9fs/bench"
 	command -v diod > /dev/null && copy_prog "$(command -v diod)"
+	# busybox's mke2fs makes ext2 without extended attributes, which
+	# cachefiles needs: the host's, as /usr/bin/mke2fs.
+	copy_prog "$(command -v mke2fs || echo /sbin/mke2fs)"
 	pack "$out"
 	;;
 modules)
@@ -58,6 +61,9 @@ modules)
 	# The in-tree client and its transports, closed over modules.dep.
 	want="kernel/fs/9p/9p.ko kernel/net/9p/9pnet_fd.ko kernel/net/9p/9pnet_virtio.ko"
 	want="$want kernel/drivers/virtio/virtio_pci.ko kernel/drivers/char/virtio_console.ko"
+	# A disk cache for cache=fscache: cachefiles on ext4 on a loop device.
+	want="$want kernel/fs/cachefiles/cachefiles.ko kernel/fs/ext4/ext4.ko"
+	want="$want kernel/drivers/block/loop.ko kernel/crypto/crc32c_generic.ko"
 	dep=$MODROOT/$moddir/modules.dep
 	for m in $want; do
 		awk -v m="$m" '{ k = $1; sub(/:$/, "", k); sub(/\.xz$/, "", k)

@@ -8,7 +8,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${V9FS_CACHE:-$HOME/.cache/v9fs}
 
 pkgs="gcc make libc6-dev qemu-system-x86 busybox-static diod sparse dwarves clang
-libclang-rt-14-dev cpio kmod xz-utils gzip python3 ca-certificates groff-base man-db systemd"
+libclang-rt-14-dev cpio kmod xz-utils gzip python3 ca-certificates groff-base man-db systemd
+e2fsprogs"
 "$top/tests/vm/need-packages.sh" setup $pkgs
 
 # apt-get download needs package lists; a machine that never ran update has none.
