@@ -375,15 +375,6 @@ struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 	return inode;
 }
 
-struct inode *ninep_inode_from_stat(struct super_block *sb,
-				    const struct v9p_stat *st)
-{
-	dev_t rdev;
-	umode_t mode = ninep_stat_mode(ninep_sb_session(sb), st, &rdev);
-
-	return ninep_iget(sb, &st->qid, mode, rdev, st, NULL);
-}
-
 /* One Tstat (Tgetattr in .L) on @fid, applied to @inode. */
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 {
@@ -619,18 +610,44 @@ const struct dentry_operations *ninep_session_dentry_ops(const struct ninep_sess
 }
 
 /* The caller's fid of @dentry's parent, referenced; under its i_rwsem. */
-static struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
+struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
 {
 	return ninep_fid_lookup(dentry->d_parent);
 }
 
 /* ---- lookup ---- */
 
+/* The inode of the file @fid is on, from one Tstat. */
+static struct inode *ninep_stat_inode_from_fid(struct super_block *sb,
+					       struct ninep_fid *fid)
+{
+	struct v9p_stat *st = ninep_stat(fid);
+	struct inode *inode;
+	umode_t mode;
+	dev_t rdev;
+
+	if (IS_ERR(st))
+		return ERR_CAST(st);
+	mode = ninep_stat_mode(ninep_sb_session(sb), st, &rdev);
+	inode = ninep_iget(sb, &st->qid, mode, rdev, st, NULL);
+	kfree(st);
+	return inode;
+}
+
+/* The inode of the file @fid is on: one Tstat, or Tgetattr in .L. */
+struct inode *ninep_inode_from_fid(struct super_block *sb,
+				   struct ninep_fid *fid)
+{
+	if (ninep_dotl(ninep_sb_session(sb)))
+		return ninep_dotl_inode_from_fid(sb, fid);
+	return ninep_stat_inode_from_fid(sb, fid);
+}
+
 /*
  * Walk from the parent's fid to @dentry's name (Twalk) and find its inode
- * from a Tstat; the new fid goes on @dentry, before it becomes visible.
- * A name that is not there is -ENOENT. The dentry's d_time is set first,
- * for the positive or negative dentry this makes.
+ * (ninep_inode_from_fid()); the new fid goes on @dentry, before it becomes
+ * visible. A name that is not there is -ENOENT. The dentry's d_time is set
+ * first, for the positive or negative dentry this makes.
  */
 static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 {
@@ -638,7 +655,6 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 	struct ninep_attr_stamp stamp;
 	struct ninep_fid *dfid;
 	struct ninep_fid *fid;
-	struct v9p_stat *st;
 	struct inode *inode;
 	kuid_t uid;
 
@@ -652,13 +668,7 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 	ninep_fid_put(dfid);
 	if (IS_ERR(fid))
 		return ERR_CAST(fid);
-	st = ninep_stat(fid);
-	if (IS_ERR(st)) {
-		ninep_fid_put(fid);
-		return ERR_CAST(st);
-	}
-	inode = ninep_inode_from_stat(dir->i_sb, st);
-	kfree(st);
+	inode = ninep_inode_from_fid(dir->i_sb, fid);
 	if (IS_ERR(inode)) {
 		ninep_fid_put(fid);
 		return inode;
@@ -668,8 +678,9 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 	return inode;
 }
 
-static struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
-				   unsigned int flags)
+/* ->lookup of every dialect. */
+struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
+			    unsigned int flags)
 {
 	struct inode *inode;
 
@@ -679,7 +690,7 @@ static struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 
 	inode = ninep_walk_dentry(dir, dentry);
 	if (IS_ERR(inode)) {
-		/* Gone before the Tstat counts as not there: negative. */
+		/* Gone before its attributes came counts as not there: negative. */
 		if (PTR_ERR(inode) != -ENOENT)
 			return ERR_CAST(inode);
 		inode = NULL;
@@ -689,6 +700,20 @@ static struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 	 * ours goes with this dentry when the caller drops it.
 	 */
 	return d_splice_alias(inode, dentry);
+}
+
+/*
+ * Walk to a name that exists on the server (made there by this client, or
+ * found there by a create) and make the negative @dentry positive.
+ */
+int ninep_instantiate(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = ninep_walk_dentry(dir, dentry);
+
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	d_instantiate(dentry, inode);
+	return 0;
 }
 
 /* ---- creation ---- */
@@ -775,40 +800,39 @@ static int ninep_vfs_create(struct ninep_idmap *idmap, struct inode *dir,
 				  V9P_OREAD, NULL, 0, NULL, NULL);
 }
 
-/* Walk to an existing name and make the negative @dentry positive. */
-static int ninep_instantiate_existing(struct inode *dir, struct dentry *dentry)
-{
-	struct inode *inode = ninep_walk_dentry(dir, dentry);
-
-	if (IS_ERR(inode))
-		return PTR_ERR(inode);
-	d_instantiate(dentry, inode);
-	return 0;
-}
-
 /* finish_open() callback for a file the create message already opened. */
 static int ninep_open_created(struct inode *inode, struct file *file)
 {
 	return 0;
 }
 
-/*
- * open(O_CREAT) in one create message, in either dialect (@ops). If the
- * name turns out to exist (another client made it since our lookup) and
- * O_EXCL is not set, the existing file is instantiated and opened the
- * ordinary way.
- */
-int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
-			     struct file *file, unsigned int flags,
-			     umode_t mode, const struct ninep_create_ops *ops)
+/* Tcreate of a regular file, opened with the open(2) @flags. */
+static int ninep_create_open(struct inode *dir, struct dentry *dentry,
+			     umode_t mode, unsigned int flags,
+			     struct ninep_fid **ofidp)
 {
+	return ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
+				  ninep_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
+				  NULL, ofidp);
+}
+
+/*
+ * ->atomic_open of every dialect: open(O_CREAT) in one create message
+ * (Tcreate, Tlcreate in .L). If the name turns out to exist (another
+ * client made it since our lookup) and O_EXCL is not set, the existing
+ * file is instantiated and opened the ordinary way.
+ */
+int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
+		      struct file *file, unsigned int flags, umode_t mode)
+{
+	unsigned int oflags = ninep_cache_open_flags(dir, flags);
 	struct dentry *res = NULL;
 	struct ninep_open_file *of;
 	struct ninep_fid *ofid;
 	int err;
 
 	if (d_in_lookup(dentry)) {
-		res = ops->lookup(dir, dentry, 0);
+		res = ninep_lookup(dir, dentry, 0);
 		if (IS_ERR(res))
 			return PTR_ERR(res);
 		if (res)
@@ -822,11 +846,13 @@ int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = ops->create_open(dir, dentry, mode,
-			       ninep_cache_open_flags(dir, flags), &ofid);
+	if (ninep_dotl(ninep_inode_session(dir)))
+		err = ninep_dotl_create_file(dir, dentry, mode, oflags, &ofid);
+	else
+		err = ninep_create_open(dir, dentry, mode, oflags, &ofid);
 	if (err == -EEXIST && !(flags & O_EXCL)) {
 		kfree(of);
-		err = ops->instantiate(dir, dentry);
+		err = ninep_instantiate(dir, dentry);
 		if (err)
 			goto out;
 		return finish_no_open(file, res);
@@ -848,30 +874,6 @@ int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
 out:
 	dput(res);
 	return err;
-}
-
-/* Tcreate of a regular file, opened with the open(2) @flags. */
-static int ninep_create_open(struct inode *dir, struct dentry *dentry,
-			     umode_t mode, unsigned int flags,
-			     struct ninep_fid **ofidp)
-{
-	return ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
-				  ninep_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
-				  NULL, ofidp);
-}
-
-static const struct ninep_create_ops ninep_create_ops = {
-	.lookup		= ninep_lookup,
-	.create_open	= ninep_create_open,
-	.instantiate	= ninep_instantiate_existing,
-};
-
-static int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
-			     struct file *file, unsigned int flags,
-			     umode_t mode)
-{
-	return ninep_atomic_open_common(dir, dentry, file, flags, mode,
-					&ninep_create_ops);
 }
 
 static int ninep_vfs_mkdir(struct ninep_idmap *idmap, struct inode *dir,
@@ -1142,9 +1144,13 @@ put_fid:
 
 /* ---- attributes ---- */
 
-static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
-			     struct kstat *stat, u32 request_mask,
-			    unsigned int query_flags)
+/*
+ * ->getattr of every dialect: the attributes of the last reply while they
+ * are trusted (ninep_attr_cached()), else one Tstat or Tgetattr.
+ */
+int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
+		      struct kstat *stat, u32 request_mask,
+		      unsigned int query_flags)
 {
 	struct dentry *dentry = path->dentry;
 	struct inode *inode = d_inode(dentry);
@@ -1169,6 +1175,43 @@ static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 }
 
 /*
+ * The end of a setattr in any dialect, once the request is made: dirty
+ * pages go before a size change, then @st (Twstat) or @sa (Tsetattr),
+ * whichever is given, goes through the open file's fid for ftruncate and
+ * the like (it may be the only one allowed to) or else the caller's fid of
+ * @dentry; neither given: nothing for the server. Then the inode takes the
+ * change.
+ */
+int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
+			 struct iattr *iattr, const struct v9p_stat *st,
+			 const struct v9p_tsetattr *sa)
+{
+	struct inode *inode = d_inode(dentry);
+	struct ninep_fid *fid;
+	int err;
+
+	ninep_size_write_back(inode, iattr);
+	if (st || sa) {
+		if ((iattr->ia_valid & ATTR_FILE) && iattr->ia_file &&
+		    iattr->ia_file->private_data)
+			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
+		else
+			fid = ninep_fid_lookup(dentry);
+		if (IS_ERR(fid))
+			return PTR_ERR(fid);
+		err = st ? ninep_wstat(fid, st) : ninep_setattr(fid, sa);
+		ninep_fid_put(fid);
+		ninep_attr_stale(inode);
+		if (err)
+			return err;
+	}
+	if (iattr->ia_valid & ATTR_SIZE)
+		ninep_size_truncate_pages(inode, iattr->ia_size);
+	setattr_copy(idmap, inode, iattr);
+	return 0;
+}
+
+/*
  * chmod, chown (.u numeric ids), truncate and times in one Twstat; fields
  * not being changed are "don't touch". The open fid is used for ftruncate.
  */
@@ -1178,7 +1221,6 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	struct inode *inode = d_inode(dentry);
 	struct ninep_session *s = ninep_inode_session(inode);
 	unsigned int valid = iattr->ia_valid;
-	struct ninep_fid *fid;
 	struct v9p_stat st;
 	bool any = false;
 	int err;
@@ -1225,26 +1267,8 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	if (valid & ATTR_OPEN)
 		any = false;
 
-	ninep_size_write_back(inode, iattr);
-	if (any) {
-		if ((valid & ATTR_FILE) && iattr->ia_file &&
-		    iattr->ia_file->private_data)
-			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
-		else
-			fid = ninep_fid_lookup(dentry);
-		if (IS_ERR(fid))
-			return PTR_ERR(fid);
-		err = ninep_wstat(fid, &st);
-		ninep_fid_put(fid);
-		ninep_attr_stale(inode);
-		if (err)
-			return err;
-	}
-
-	if (valid & ATTR_SIZE)
-		ninep_size_truncate_pages(inode, iattr->ia_size);
-	setattr_copy(idmap, inode, iattr);
-	return 0;
+	return ninep_setattr_finish(idmap, dentry, iattr, any ? &st : NULL,
+				    NULL);
 }
 
 /* ---- symlinks ---- */

@@ -438,13 +438,12 @@ static const struct super_operations ninep_super_ops = {
 	.umount_begin	= ninep_umount_begin,
 };
 
-/* Walk-free root: attach gives the fid, one Tstat gives the inode. */
+/* Walk-free root: attach gives the fid, one Tstat or Tgetattr the inode. */
 static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct ninep_session *s = sb->s_fs_info;
 	struct ninep_fid afid = { .fid = NINEP_NOFID };
 	struct ninep_fid *root_fid;
-	struct v9p_stat *st;
 	struct inode *inode;
 	struct dentry *root;
 	u32 msize;
@@ -514,41 +513,18 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 		return err;
 	}
 
-	if (ninep_dotl(s)) {
-		inode = ninep_dotl_inode_from_fid(sb, root_fid);
-		if (IS_ERR(inode)) {
-			err = PTR_ERR(inode);
-			errorfc(fc, "getattr of the root failed: error %d", err);
-			goto put_fid;
-		}
-		if (!S_ISDIR(inode->i_mode)) {
-			iput(inode);
-			errorfc(fc, "the attached root is not a directory");
-			err = -ENOTDIR;
-			goto put_fid;
-		}
-		goto make_root;
-	}
-	st = ninep_stat(root_fid);
-	if (IS_ERR(st)) {
-		err = PTR_ERR(st);
-		errorfc(fc, "stat of the root failed: error %d", err);
+	inode = ninep_inode_from_fid(sb, root_fid);
+	if (IS_ERR(inode)) {
+		err = PTR_ERR(inode);
+		errorfc(fc, "the attributes of the root: error %d", err);
 		goto put_fid;
 	}
-	if (!(st->mode & V9P_DMDIR)) {
-		kfree(st);
+	if (!S_ISDIR(inode->i_mode)) {
+		iput(inode);
 		errorfc(fc, "the attached root is not a directory");
 		err = -ENOTDIR;
 		goto put_fid;
 	}
-	inode = ninep_inode_from_stat(sb, st);
-	kfree(st);
-	if (IS_ERR(inode)) {
-		err = PTR_ERR(inode);
-		goto put_fid;
-	}
-
-make_root:
 	root = d_make_root(inode);
 	if (!root) {
 		err = -ENOMEM;
