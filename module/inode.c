@@ -122,13 +122,24 @@ static bool ninep_size_pending(struct inode *inode, long gen)
 	return gen == NINEP_NO_GEN || gen != ninep_size_gen(inode);
 }
 
-/* The size a Tstat or Tgetattr reported, for a refresh of the inode. */
+/*
+ * The size a Tstat or Tgetattr reported, for a refresh of the inode. A
+ * smaller size not taken leaves the attributes other than the server's:
+ * they are not trusted as fresh (ninep_attr_cached()), so that the next
+ * getattr or open asks again with a generation to go by.
+ */
 void ninep_i_size_refresh(struct inode *inode, loff_t size, long gen)
 {
+	bool kept = false;
+
 	spin_lock(&inode->i_lock);
 	if (size > i_size_read(inode) || !ninep_size_pending(inode, gen))
 		i_size_write(inode, size);
+	else
+		kept = size != i_size_read(inode);
 	spin_unlock(&inode->i_lock);
+	if (kept)
+		ninep_attr_stale(inode);
 }
 
 /* ---- mode mapping (seed semantics) ---- */

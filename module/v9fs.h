@@ -35,6 +35,7 @@
 #define NINEP_ACCESS_GIVEN	0x400
 #define NINEP_POSIXACL		0x800	/* posixacl asked for */
 #define NINEP_ACTIMEO_GIVEN	0x1000
+#define NINEP_NOCTO		0x2000	/* open trusts cached attributes */
 
 /* struct ninep_session.access: who the server is told is acting. */
 enum ninep_access {

@@ -384,6 +384,93 @@ fidcap() {
 	rm -rf "$EXP/cap"
 }
 
+# nocto L DIALECT: cache=loose,nocto: opens of a file whose attributes are
+# trusted (actimeo) send no Tgetattr (Tstat in .u), so a change on the export
+# is not seen by an open within actimeo and is seen after it; cto (the
+# default, given explicitly) asks at each open and sees it at once
+nocto() {
+	_nl=$1 _nd=$2 _ng=Tgetattr _no=Tlopen
+	[ $_nd = 9p2000.u ] && _ng=Tstat _no=Topen
+	for _nx in nocto cto; do
+		printf aaaa > "$EXP/nc"
+		if ! mount_9p 9P tcp $_nd $P $A cache=loose,actimeo=30,$_nx > $T/mount.txt 2>&1; then
+			not_ok "$_nl: mount cache=loose,actimeo=30,$_nx: $(tail -n 1 $T/mount.txt)"
+			continue
+		fi
+		_shown=no
+		grep -q " $A .*,nocto" /proc/mounts && _shown=yes
+		cat $A/nc > /dev/null
+		_ten="for i in 1 2 3 4 5 6 7 8 9 10; do cat $A/nc; done"
+		_c=$(msgs $_ng sh -c "$_ten")
+		_o=$(msgs $_no sh -c "$_ten")
+		printf bbbbbbbb > "$EXP/nc"
+		_s=$(cat $A/nc)
+		if [ $_nx = nocto ]; then
+			check "$_nl: nocto: /proc/mounts shows it ($_shown)" test $_shown = yes
+			check "$_nl: nocto: 10 opens within actimeo=30 send no $_ng (sent $_c; $_o $_no)" \
+				test "$_c" = 0 -a "$_o" -ge 10
+			check "$_nl: nocto: the export changed the file: an open within actimeo reads the cached bytes ($_s)" \
+				test "$_s" = aaaa
+		else
+			check "$_nl: cto: /proc/mounts shows no nocto ($_shown)" test $_shown = no
+			check "$_nl: cto: 10 opens send a $_ng each (sent $_c; $_o $_no)" \
+				test "$_c" -ge 10 -a "$_o" -ge 10
+			check "$_nl: cto: the export changed the file: the next open reads it ($_s)" \
+				test "$_s" = bbbbbbbb
+		fi
+		umount_9p $A
+	done
+	rm -f "$EXP/nc"
+	# the sleeps, and the cases that need 9P2000.L's link counts, once
+	[ $_nd = 9p2000.L ] || return
+
+	# actimeo=1: the change is seen by the first open after it
+	printf aaaa > "$EXP/nc"
+	if mount_9p 9P tcp $_nd $P $A cache=loose,actimeo=1,nocto > $T/mount.txt 2>&1; then
+		_s0=$(cat $A/nc)
+		printf bbbbbbbb > "$EXP/nc"
+		sleep 2
+		_s=$(cat $A/nc)
+		check "$_nl: nocto,actimeo=1: the export changed the file: an open 2 s later reads it ($_s0, then $_s)" \
+			test "$_s0" = aaaa -a "$_s" = bbbbbbbb
+		umount_9p $A
+	else
+		not_ok "$_nl: mount cache=loose,actimeo=1,nocto: $(tail -n 1 $T/mount.txt)"
+	fi
+
+	# a lookup of a second name of a cached inode whose size went down on
+	# the export: the smaller size is not taken from a lookup, so its
+	# attributes are not trusted; stat and open ask again
+	printf 12345678 > "$EXP/hl1"
+	ln "$EXP/hl1" "$EXP/hl2"
+	if mount_9p 9P tcp $_nd $P $A cache=loose,actimeo=30,nocto > $T/mount.txt 2>&1; then
+		cat $A/hl1 > /dev/null
+		printf 1234 > "$EXP/hl1"
+		_s=$(stat -c %s $A/hl2)
+		_t=$(cat $A/hl2)
+		check "$_nl: nocto: a second name of a cached file the export shrank: stat says 4 ($_s), it reads 1234 ($_t)" \
+			test "$_s" = 4 -a "$_t" = 1234
+		umount_9p $A
+	else
+		not_ok "$_nl: mount cache=loose,actimeo=30,nocto: $(tail -n 1 $T/mount.txt)"
+	fi
+	rm -f "$EXP/hl1" "$EXP/hl2"
+
+	# no cache: nocto is accepted and changes nothing
+	printf aaaa > "$EXP/nc"
+	if mount_9p 9P tcp $_nd $P $A nocto > $T/mount.txt 2>&1; then
+		_s0=$(cat $A/nc)
+		printf bbbbbbbb > "$EXP/nc"
+		_s=$(cat $A/nc)
+		check "$_nl: cache=none,nocto: the next open reads the export's change ($_s0, then $_s)" \
+			test "$_s0" = aaaa -a "$_s" = bbbbbbbb
+		umount_9p $A
+	else
+		not_ok "$_nl: mount cache=none,nocto: $(tail -n 1 $T/mount.txt)"
+	fi
+	rm -f "$EXP/nc"
+}
+
 # run L DIALECT: the checks over one dialect
 run() {
 	_l=$1 _d=$2
@@ -484,6 +571,7 @@ run() {
 	wb_fail "$_l" $_d 0
 	attrs "$_l" $_d
 	mounted_names "$_l" $_d
+	nocto "$_l" $_d
 	[ $_d = 9p2000.L ] || return
 	export_names "$_l" $_d
 	concurrent "$_l" $_d
