@@ -239,7 +239,7 @@ int ninep_file_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 
-	ofid = ninep_walk(fid, 0, NULL);
+	ofid = ninep_walk_reclaim(inode->i_sb, fid, NULL);
 	ninep_fid_put(fid);
 	if (IS_ERR(ofid)) {
 		err = PTR_ERR(ofid);

@@ -525,6 +525,33 @@ static bool ninep_same_file(struct inode *inode, const struct v9p_qid *qid)
 }
 
 /*
+ * Twalk from @fid to @name, or a clone of @fid with a NULL @name, on @sb.
+ * A server that limits fids refuses a new one (EMFILE, ENFILE) once the
+ * fids of the names cache=loose keeps add up: then every unused dentry of
+ * the mount goes, its fids are clunked and answered, and the walk is tried
+ * once more. Safe under a directory's i_rwsem and from d_revalidate: the
+ * dentries killed are unused, and memory reclaim may kill them there too.
+ */
+struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
+				     struct ninep_fid *fid, const char *name)
+{
+	struct ninep_session *s = ninep_sb_session(sb);
+	struct ninep_fid *nfid = ninep_walk(fid, name ? 1 : 0, &name);
+	int err;
+
+	if (!IS_ERR(nfid) || !ninep_attr_caching(s) ||
+	    (PTR_ERR(nfid) != -EMFILE && PTR_ERR(nfid) != -ENFILE))
+		return nfid;
+	ninep_vfs_dbg(s, "%s: fid refused (%ld), unused names pruned\n",
+		      name ? name : ".", PTR_ERR(nfid));
+	shrink_dcache_sb(sb);
+	err = ninep_client_clunks_wait(s->clnt);
+	if (err)
+		return ERR_PTR(err);
+	return ninep_walk(fid, name ? 1 : 0, &name);
+}
+
+/*
  * Whether @dentry's name still means what the dentry says, asked with one
  * Twalk from the parent's fid to the name. The name is checked, not the
  * dentry's fid: a fid follows its file across a rename on the server, so
@@ -541,7 +568,6 @@ static int ninep_dentry_check(struct dentry *dentry)
 	struct name_snapshot snap;
 	struct ninep_fid *dfid, *fid;
 	struct dentry *parent;
-	const char *name;
 	int ret;
 
 	parent = dget_parent(dentry);
@@ -551,8 +577,7 @@ static int ninep_dentry_check(struct dentry *dentry)
 		return PTR_ERR(dfid);
 	/* A rename racing with this at worst costs a lookup (0) for nothing. */
 	take_dentry_name_snapshot(&snap, dentry);
-	name = snap.name.name;
-	fid = ninep_walk(dfid, 1, &name);
+	fid = ninep_walk_reclaim(dentry->d_sb, dfid, snap.name.name);
 	release_dentry_name_snapshot(&snap);
 	if (IS_ERR(fid)) {
 		ret = PTR_ERR(fid);
@@ -662,7 +687,6 @@ struct inode *ninep_inode_from_fid(struct super_block *sb,
  */
 static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 {
-	const char *name = dentry->d_name.name;
 	struct ninep_attr_stamp stamp;
 	struct ninep_fid *dfid;
 	struct ninep_fid *fid;
@@ -675,7 +699,7 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 	if (IS_ERR(dfid))
 		return ERR_CAST(dfid);
 	uid = dfid->uid;
-	fid = ninep_walk(dfid, 1, &name);
+	fid = ninep_walk_reclaim(dir->i_sb, dfid, dentry->d_name.name);
 	ninep_fid_put(dfid);
 	if (IS_ERR(fid))
 		return ERR_CAST(fid);

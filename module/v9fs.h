@@ -192,6 +192,8 @@ extern struct file_system_type ninep_fs_type;
 
 /* inode.c */
 const struct dentry_operations *ninep_session_dentry_ops(const struct ninep_session *s);
+struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
+				     struct ninep_fid *fid, const char *name);
 void ninep_dentry_fresh(struct dentry *dentry, unsigned long when);
 int ninep_inode_cache_init(void);
 void ninep_inode_cache_exit(void);
