@@ -382,6 +382,7 @@ void ninep_fid_put(struct ninep_fid *fid)
 		goto free;
 	}
 	req->clunk_fid = fid;
+	atomic_inc(&c->clunks);
 	spin_unlock(&c->lock);
 	/* Once sent, the reply may retire the request and free the fid. */
 	clnt_dbg(c, NINEP_DEBUG_RPC, "clunk fid %u (tag %u)\n", n, req->tag);
@@ -455,6 +456,20 @@ async:
 	refcount_set(&fid->ref, 1);
 	ninep_fid_put(fid);
 	return err;
+}
+
+/*
+ * Wait until no clunk sent without waiting is unanswered, so that the
+ * server has those fids back; bounded by a second, as a mount that keeps
+ * clunking may never get there. -EINTR on a fatal signal.
+ */
+int ninep_client_clunks_wait(struct ninep_client *c)
+{
+	long left = wait_event_killable_timeout(c->idle_wq,
+						!atomic_read(&c->clunks) ||
+						READ_ONCE(c->dead), HZ);
+
+	return left < 0 ? -EINTR : 0;
 }
 
 /* ---- module ---- */

@@ -90,6 +90,8 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o);
 void ninep_client_destroy(struct ninep_client *c);
 /* umount -f: the connection is dead from now on; every waiter gets -EIO. */
 void ninep_client_abort(struct ninep_client *c);
+/* Until no Tclunk sent by a put is unanswered, for at most a second. */
+int ninep_client_clunks_wait(struct ninep_client *c);
 
 u32 ninep_client_msize(const struct ninep_client *c);		/* negotiated */
 enum v9p_dialect ninep_client_dialect(const struct ninep_client *c);

@@ -9,7 +9,9 @@
  * refused, since nothing would ever send those pages. cache=loose also
  * reads and writes through the page cache (->write_begin, ->write_end),
  * kept while the server's attributes at each open say the file did not
- * change: close-to-open consistency.
+ * change: close-to-open consistency. With nocto an open asks for them only
+ * when the cached ones are no longer trusted (ninep_attr_cached()), so a
+ * change made elsewhere shows at the first open after actimeo.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -152,29 +154,44 @@ static int ninep_cache_drop(struct inode *inode)
 }
 
 /*
+ * nocto: an open that does not change the file itself (O_TRUNC does) goes
+ * by the attributes this client holds while getattr would.
+ */
+static bool ninep_open_trusts_attrs(struct inode *inode, unsigned int f_flags)
+{
+	return (ninep_inode_session(inode)->flags & NINEP_NOCTO) &&
+	       !(f_flags & O_TRUNC) && ninep_attr_cached(inode, 0);
+}
+
+/*
  * cache=loose, at each open: the attributes are fetched on the new open
- * fid and, if the server's ctime or size is not what the cached pages were
- * valid for, the pages go. ctime changes whenever mtime does, and also
- * when only mtime was set back (a copy keeping times). Pages of a file we
- * wrote are dropped at its next open too, the server having stamped a new
- * time. Under the inode lock: no write(2) dirties a page meanwhile.
+ * fid (unless nocto trusts the cached ones) and, if the server's ctime or
+ * size is not what the cached pages were valid for, the pages go. ctime
+ * changes whenever mtime does, and also when only mtime was set back (a
+ * copy keeping times). Pages of a file we wrote are dropped at its next
+ * open too, the server having stamped a new time (with nocto too: the
+ * write left the attributes stale). Under the inode lock: no write(2)
+ * dirties a page meanwhile.
  *
  * If some pages could not be dropped, the open still succeeds: what stays
  * is a page this client holds or dirties right now, whose bytes will win
  * at write-back anyway. The old ctime and size are kept, so that the next
  * open tries again rather than trusting those pages.
  */
-static int ninep_cache_revalidate(struct inode *inode, struct ninep_fid *fid)
+static int ninep_cache_revalidate(struct inode *inode, struct ninep_fid *fid,
+				  unsigned int f_flags)
 {
 	struct ninep_inode *vi = NINEP_I(inode);
 	struct timespec64 ctime;
 	loff_t size;
-	int err;
+	int err = 0;
 
 	inode_lock(inode);
-	err = ninep_refresh_inode(inode, fid);
-	if (err)
-		goto out;
+	if (!ninep_open_trusts_attrs(inode, f_flags)) {
+		err = ninep_refresh_inode(inode, fid);
+		if (err)
+			goto out;
+	}
 	ctime = inode_get_ctime(inode);
 	size = i_size_read(inode);
 	if (inode->i_mapping->nrpages &&
@@ -222,7 +239,7 @@ int ninep_file_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 
-	ofid = ninep_walk(fid, 0, NULL);
+	ofid = ninep_walk_reclaim(inode->i_sb, fid, NULL);
 	ninep_fid_put(fid);
 	if (IS_ERR(ofid)) {
 		err = PTR_ERR(ofid);
@@ -235,7 +252,7 @@ int ninep_file_open(struct inode *inode, struct file *file)
 	if ((err == -EACCES || err == -EPERM) && flags != file->f_flags)
 		err = ninep_file_topen(inode, ofid, file->f_flags);
 	if (!err && reg && ninep_cache_loose(inode))
-		err = ninep_cache_revalidate(inode, ofid);
+		err = ninep_cache_revalidate(inode, ofid, flags);
 	if (err)
 		goto put_fid;
 

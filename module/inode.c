@@ -122,13 +122,24 @@ static bool ninep_size_pending(struct inode *inode, long gen)
 	return gen == NINEP_NO_GEN || gen != ninep_size_gen(inode);
 }
 
-/* The size a Tstat or Tgetattr reported, for a refresh of the inode. */
+/*
+ * The size a Tstat or Tgetattr reported, for a refresh of the inode. A
+ * smaller size not taken leaves the attributes other than the server's:
+ * they are not trusted as fresh (ninep_attr_cached()), so that the next
+ * getattr or open asks again with a generation to go by.
+ */
 void ninep_i_size_refresh(struct inode *inode, loff_t size, long gen)
 {
+	bool kept = false;
+
 	spin_lock(&inode->i_lock);
 	if (size > i_size_read(inode) || !ninep_size_pending(inode, gen))
 		i_size_write(inode, size);
+	else
+		kept = size != i_size_read(inode);
 	spin_unlock(&inode->i_lock);
+	if (kept)
+		ninep_attr_stale(inode);
 }
 
 /* ---- mode mapping (seed semantics) ---- */
@@ -375,15 +386,6 @@ struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 	return inode;
 }
 
-struct inode *ninep_inode_from_stat(struct super_block *sb,
-				    const struct v9p_stat *st)
-{
-	dev_t rdev;
-	umode_t mode = ninep_stat_mode(ninep_sb_session(sb), st, &rdev);
-
-	return ninep_iget(sb, &st->qid, mode, rdev, st, NULL);
-}
-
 /* One Tstat (Tgetattr in .L) on @fid, applied to @inode. */
 int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 {
@@ -523,6 +525,33 @@ static bool ninep_same_file(struct inode *inode, const struct v9p_qid *qid)
 }
 
 /*
+ * Twalk from @fid to @name, or a clone of @fid with a NULL @name, on @sb.
+ * A server that limits fids refuses a new one (EMFILE, ENFILE) once the
+ * fids of the names cache=loose keeps add up: then every unused dentry of
+ * the mount goes, its fids are clunked and answered, and the walk is tried
+ * once more. Safe under a directory's i_rwsem and from d_revalidate: the
+ * dentries killed are unused, and memory reclaim may kill them there too.
+ */
+struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
+				     struct ninep_fid *fid, const char *name)
+{
+	struct ninep_session *s = ninep_sb_session(sb);
+	struct ninep_fid *nfid = ninep_walk(fid, name ? 1 : 0, &name);
+	int err;
+
+	if (!IS_ERR(nfid) || !ninep_attr_caching(s) ||
+	    (PTR_ERR(nfid) != -EMFILE && PTR_ERR(nfid) != -ENFILE))
+		return nfid;
+	ninep_vfs_dbg(s, "%s: fid refused (%ld), unused names pruned\n",
+		      name ? name : ".", PTR_ERR(nfid));
+	shrink_dcache_sb(sb);
+	err = ninep_client_clunks_wait(s->clnt);
+	if (err)
+		return ERR_PTR(err);
+	return ninep_walk(fid, name ? 1 : 0, &name);
+}
+
+/*
  * Whether @dentry's name still means what the dentry says, asked with one
  * Twalk from the parent's fid to the name. The name is checked, not the
  * dentry's fid: a fid follows its file across a rename on the server, so
@@ -539,7 +568,6 @@ static int ninep_dentry_check(struct dentry *dentry)
 	struct name_snapshot snap;
 	struct ninep_fid *dfid, *fid;
 	struct dentry *parent;
-	const char *name;
 	int ret;
 
 	parent = dget_parent(dentry);
@@ -549,8 +577,7 @@ static int ninep_dentry_check(struct dentry *dentry)
 		return PTR_ERR(dfid);
 	/* A rename racing with this at worst costs a lookup (0) for nothing. */
 	take_dentry_name_snapshot(&snap, dentry);
-	name = snap.name.name;
-	fid = ninep_walk(dfid, 1, &name);
+	fid = ninep_walk_reclaim(dentry->d_sb, dfid, snap.name.name);
 	release_dentry_name_snapshot(&snap);
 	if (IS_ERR(fid)) {
 		ret = PTR_ERR(fid);
@@ -619,26 +646,50 @@ const struct dentry_operations *ninep_session_dentry_ops(const struct ninep_sess
 }
 
 /* The caller's fid of @dentry's parent, referenced; under its i_rwsem. */
-static struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
+struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
 {
 	return ninep_fid_lookup(dentry->d_parent);
 }
 
 /* ---- lookup ---- */
 
+/* The inode of the file @fid is on, from one Tstat. */
+static struct inode *ninep_stat_inode_from_fid(struct super_block *sb,
+					       struct ninep_fid *fid)
+{
+	struct v9p_stat *st = ninep_stat(fid);
+	struct inode *inode;
+	umode_t mode;
+	dev_t rdev;
+
+	if (IS_ERR(st))
+		return ERR_CAST(st);
+	mode = ninep_stat_mode(ninep_sb_session(sb), st, &rdev);
+	inode = ninep_iget(sb, &st->qid, mode, rdev, st, NULL);
+	kfree(st);
+	return inode;
+}
+
+/* The inode of the file @fid is on: one Tstat, or Tgetattr in .L. */
+struct inode *ninep_inode_from_fid(struct super_block *sb,
+				   struct ninep_fid *fid)
+{
+	if (ninep_dotl(ninep_sb_session(sb)))
+		return ninep_dotl_inode_from_fid(sb, fid);
+	return ninep_stat_inode_from_fid(sb, fid);
+}
+
 /*
  * Walk from the parent's fid to @dentry's name (Twalk) and find its inode
- * from a Tstat; the new fid goes on @dentry, before it becomes visible.
- * A name that is not there is -ENOENT. The dentry's d_time is set first,
- * for the positive or negative dentry this makes.
+ * (ninep_inode_from_fid()); the new fid goes on @dentry, before it becomes
+ * visible. A name that is not there is -ENOENT. The dentry's d_time is set
+ * first, for the positive or negative dentry this makes.
  */
 static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 {
-	const char *name = dentry->d_name.name;
 	struct ninep_attr_stamp stamp;
 	struct ninep_fid *dfid;
 	struct ninep_fid *fid;
-	struct v9p_stat *st;
 	struct inode *inode;
 	kuid_t uid;
 
@@ -648,17 +699,11 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 	if (IS_ERR(dfid))
 		return ERR_CAST(dfid);
 	uid = dfid->uid;
-	fid = ninep_walk(dfid, 1, &name);
+	fid = ninep_walk_reclaim(dir->i_sb, dfid, dentry->d_name.name);
 	ninep_fid_put(dfid);
 	if (IS_ERR(fid))
 		return ERR_CAST(fid);
-	st = ninep_stat(fid);
-	if (IS_ERR(st)) {
-		ninep_fid_put(fid);
-		return ERR_CAST(st);
-	}
-	inode = ninep_inode_from_stat(dir->i_sb, st);
-	kfree(st);
+	inode = ninep_inode_from_fid(dir->i_sb, fid);
 	if (IS_ERR(inode)) {
 		ninep_fid_put(fid);
 		return inode;
@@ -668,8 +713,9 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 	return inode;
 }
 
-static struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
-				   unsigned int flags)
+/* ->lookup of every dialect. */
+struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
+			    unsigned int flags)
 {
 	struct inode *inode;
 
@@ -679,7 +725,7 @@ static struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 
 	inode = ninep_walk_dentry(dir, dentry);
 	if (IS_ERR(inode)) {
-		/* Gone before the Tstat counts as not there: negative. */
+		/* Gone before its attributes came counts as not there: negative. */
 		if (PTR_ERR(inode) != -ENOENT)
 			return ERR_CAST(inode);
 		inode = NULL;
@@ -689,6 +735,20 @@ static struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 	 * ours goes with this dentry when the caller drops it.
 	 */
 	return d_splice_alias(inode, dentry);
+}
+
+/*
+ * Walk to a name that exists on the server (made there by this client, or
+ * found there by a create) and make the negative @dentry positive.
+ */
+int ninep_instantiate(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = ninep_walk_dentry(dir, dentry);
+
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	d_instantiate(dentry, inode);
+	return 0;
 }
 
 /* ---- creation ---- */
@@ -775,40 +835,39 @@ static int ninep_vfs_create(struct ninep_idmap *idmap, struct inode *dir,
 				  V9P_OREAD, NULL, 0, NULL, NULL);
 }
 
-/* Walk to an existing name and make the negative @dentry positive. */
-static int ninep_instantiate_existing(struct inode *dir, struct dentry *dentry)
-{
-	struct inode *inode = ninep_walk_dentry(dir, dentry);
-
-	if (IS_ERR(inode))
-		return PTR_ERR(inode);
-	d_instantiate(dentry, inode);
-	return 0;
-}
-
 /* finish_open() callback for a file the create message already opened. */
 static int ninep_open_created(struct inode *inode, struct file *file)
 {
 	return 0;
 }
 
-/*
- * open(O_CREAT) in one create message, in either dialect (@ops). If the
- * name turns out to exist (another client made it since our lookup) and
- * O_EXCL is not set, the existing file is instantiated and opened the
- * ordinary way.
- */
-int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
-			     struct file *file, unsigned int flags,
-			     umode_t mode, const struct ninep_create_ops *ops)
+/* Tcreate of a regular file, opened with the open(2) @flags. */
+static int ninep_create_open(struct inode *dir, struct dentry *dentry,
+			     umode_t mode, unsigned int flags,
+			     struct ninep_fid **ofidp)
 {
+	return ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
+				  ninep_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
+				  NULL, ofidp);
+}
+
+/*
+ * ->atomic_open of every dialect: open(O_CREAT) in one create message
+ * (Tcreate, Tlcreate in .L). If the name turns out to exist (another
+ * client made it since our lookup) and O_EXCL is not set, the existing
+ * file is instantiated and opened the ordinary way.
+ */
+int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
+		      struct file *file, unsigned int flags, umode_t mode)
+{
+	unsigned int oflags = ninep_cache_open_flags(dir, flags);
 	struct dentry *res = NULL;
 	struct ninep_open_file *of;
 	struct ninep_fid *ofid;
 	int err;
 
 	if (d_in_lookup(dentry)) {
-		res = ops->lookup(dir, dentry, 0);
+		res = ninep_lookup(dir, dentry, 0);
 		if (IS_ERR(res))
 			return PTR_ERR(res);
 		if (res)
@@ -822,11 +881,13 @@ int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = ops->create_open(dir, dentry, mode,
-			       ninep_cache_open_flags(dir, flags), &ofid);
+	if (ninep_dotl(ninep_inode_session(dir)))
+		err = ninep_dotl_create_file(dir, dentry, mode, oflags, &ofid);
+	else
+		err = ninep_create_open(dir, dentry, mode, oflags, &ofid);
 	if (err == -EEXIST && !(flags & O_EXCL)) {
 		kfree(of);
-		err = ops->instantiate(dir, dentry);
+		err = ninep_instantiate(dir, dentry);
 		if (err)
 			goto out;
 		return finish_no_open(file, res);
@@ -848,30 +909,6 @@ int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
 out:
 	dput(res);
 	return err;
-}
-
-/* Tcreate of a regular file, opened with the open(2) @flags. */
-static int ninep_create_open(struct inode *dir, struct dentry *dentry,
-			     umode_t mode, unsigned int flags,
-			     struct ninep_fid **ofidp)
-{
-	return ninep_create_common(dir, dentry, (mode & ~S_IFMT) | S_IFREG, 0,
-				  ninep_open_mode(flags) & ~V9P_OTRUNC, NULL, 0,
-				  NULL, ofidp);
-}
-
-static const struct ninep_create_ops ninep_create_ops = {
-	.lookup		= ninep_lookup,
-	.create_open	= ninep_create_open,
-	.instantiate	= ninep_instantiate_existing,
-};
-
-static int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
-			     struct file *file, unsigned int flags,
-			     umode_t mode)
-{
-	return ninep_atomic_open_common(dir, dentry, file, flags, mode,
-					&ninep_create_ops);
 }
 
 static int ninep_vfs_mkdir(struct ninep_idmap *idmap, struct inode *dir,
@@ -1142,9 +1179,13 @@ put_fid:
 
 /* ---- attributes ---- */
 
-static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
-			     struct kstat *stat, u32 request_mask,
-			    unsigned int query_flags)
+/*
+ * ->getattr of every dialect: the attributes of the last reply while they
+ * are trusted (ninep_attr_cached()), else one Tstat or Tgetattr.
+ */
+int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
+		      struct kstat *stat, u32 request_mask,
+		      unsigned int query_flags)
 {
 	struct dentry *dentry = path->dentry;
 	struct inode *inode = d_inode(dentry);
@@ -1169,6 +1210,43 @@ static int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 }
 
 /*
+ * The end of a setattr in any dialect, once the request is made: dirty
+ * pages go before a size change, then @st (Twstat) or @sa (Tsetattr),
+ * whichever is given, goes through the open file's fid for ftruncate and
+ * the like (it may be the only one allowed to) or else the caller's fid of
+ * @dentry; neither given: nothing for the server. Then the inode takes the
+ * change.
+ */
+int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
+			 struct iattr *iattr, const struct v9p_stat *st,
+			 const struct v9p_tsetattr *sa)
+{
+	struct inode *inode = d_inode(dentry);
+	struct ninep_fid *fid;
+	int err;
+
+	ninep_size_write_back(inode, iattr);
+	if (st || sa) {
+		if ((iattr->ia_valid & ATTR_FILE) && iattr->ia_file &&
+		    iattr->ia_file->private_data)
+			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
+		else
+			fid = ninep_fid_lookup(dentry);
+		if (IS_ERR(fid))
+			return PTR_ERR(fid);
+		err = st ? ninep_wstat(fid, st) : ninep_setattr(fid, sa);
+		ninep_fid_put(fid);
+		ninep_attr_stale(inode);
+		if (err)
+			return err;
+	}
+	if (iattr->ia_valid & ATTR_SIZE)
+		ninep_size_truncate_pages(inode, iattr->ia_size);
+	setattr_copy(idmap, inode, iattr);
+	return 0;
+}
+
+/*
  * chmod, chown (.u numeric ids), truncate and times in one Twstat; fields
  * not being changed are "don't touch". The open fid is used for ftruncate.
  */
@@ -1178,7 +1256,6 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	struct inode *inode = d_inode(dentry);
 	struct ninep_session *s = ninep_inode_session(inode);
 	unsigned int valid = iattr->ia_valid;
-	struct ninep_fid *fid;
 	struct v9p_stat st;
 	bool any = false;
 	int err;
@@ -1225,26 +1302,8 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	if (valid & ATTR_OPEN)
 		any = false;
 
-	ninep_size_write_back(inode, iattr);
-	if (any) {
-		if ((valid & ATTR_FILE) && iattr->ia_file &&
-		    iattr->ia_file->private_data)
-			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
-		else
-			fid = ninep_fid_lookup(dentry);
-		if (IS_ERR(fid))
-			return PTR_ERR(fid);
-		err = ninep_wstat(fid, &st);
-		ninep_fid_put(fid);
-		ninep_attr_stale(inode);
-		if (err)
-			return err;
-	}
-
-	if (valid & ATTR_SIZE)
-		ninep_size_truncate_pages(inode, iattr->ia_size);
-	setattr_copy(idmap, inode, iattr);
-	return 0;
+	return ninep_setattr_finish(idmap, dentry, iattr, any ? &st : NULL,
+				    NULL);
 }
 
 /* ---- symlinks ---- */

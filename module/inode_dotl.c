@@ -6,9 +6,11 @@
  * Twstat: Tlcreate, Tmkdir, Tsymlink, Tmknod, Tlink, Trenameat,
  * Tunlinkat, Tsetattr, Treadlink.
  *
- * Fids, the inode cache and dentry lifetimes are shared with the other
- * dialects (inode.c, fid.c): each positive dentry holds a fid per user,
- * and only cache=loose caches names beyond the dentries in use.
+ * Lookup, getattr, open(O_CREAT), the end of setattr, fids, the inode
+ * cache and dentry lifetimes are shared with the other dialects (inode.c,
+ * fid.c), which call the Tgetattr and Tlcreate steps here: each positive
+ * dentry holds a fid per user, and only cache=loose caches names beyond
+ * the dentries in use.
  *
  * Everything in an Rgetattr is the server's word: ninep_dotl_check()
  * refuses a reply whose file type, times, size or device are not ones a
@@ -190,12 +192,6 @@ struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 	return ninep_iget(sb, &ga.qid, ga.mode, rdev, NULL, &ga);
 }
 
-/* The caller's fid of @dentry's parent, referenced. */
-static struct ninep_fid *ninep_dotl_parent_fid(struct dentry *dentry)
-{
-	return ninep_fid_lookup(dentry->d_parent);
-}
-
 /*
  * The parent's fid, referenced, to make @dentry's name on the server with
  * it: -ENAMETOOLONG for a name the server may not take.
@@ -204,7 +200,7 @@ static struct ninep_fid *ninep_dotl_new_name(struct dentry *dentry)
 {
 	if (dentry->d_name.len > NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);
-	return ninep_dotl_parent_fid(dentry);
+	return ninep_parent_fid(dentry);
 }
 
 static u32 ninep_dotl_gid(void)
@@ -213,78 +209,14 @@ static u32 ninep_dotl_gid(void)
 }
 
 /*
- * Walk from the parent's fid to @dentry's name and find its inode with a
- * Tgetattr; the new fid goes on @dentry. A name not there is -ENOENT.
- * The dentry's d_time is set first, for the positive or negative dentry
- * this makes.
- */
-static struct inode *ninep_dotl_walk_dentry(struct inode *dir,
-					    struct dentry *dentry)
-{
-	const char *name = dentry->d_name.name;
-	struct ninep_attr_stamp stamp;
-	struct ninep_fid *dfid;
-	struct ninep_fid *fid;
-	struct inode *inode;
-	kuid_t uid;
-
-	ninep_attr_stamp(ninep_inode_session(dir), &stamp);
-	ninep_dentry_fresh(dentry, stamp.when);
-	dfid = ninep_dotl_parent_fid(dentry);
-	if (IS_ERR(dfid))
-		return ERR_CAST(dfid);
-	uid = dfid->uid;
-	fid = ninep_walk(dfid, 1, &name);
-	ninep_fid_put(dfid);
-	if (IS_ERR(fid))
-		return ERR_CAST(fid);
-	inode = ninep_dotl_inode_from_fid(dir->i_sb, fid);
-	if (IS_ERR(inode)) {
-		ninep_fid_put(fid);
-		return inode;
-	}
-	ninep_attr_fetched(inode, &stamp);
-	ninep_dentry_keep_fid(dentry, fid, uid);
-	return inode;
-}
-
-static struct dentry *ninep_dotl_lookup(struct inode *dir, struct dentry *dentry,
-					unsigned int flags)
-{
-	struct inode *inode;
-
-	ninep_vfs_dbg(ninep_inode_session(dir), "%pd\n", dentry);
-	if (dentry->d_name.len > NAME_MAX)
-		return ERR_PTR(-ENAMETOOLONG);
-	inode = ninep_dotl_walk_dentry(dir, dentry);
-	if (IS_ERR(inode)) {
-		if (PTR_ERR(inode) != -ENOENT)
-			return ERR_CAST(inode);
-		inode = NULL;
-	}
-	return d_splice_alias(inode, dentry);
-}
-
-/* After the server made @dentry's name: walk to it and instantiate it. */
-static int ninep_dotl_instantiate(struct inode *dir, struct dentry *dentry)
-{
-	struct inode *inode = ninep_dotl_walk_dentry(dir, dentry);
-
-	if (IS_ERR(inode))
-		return PTR_ERR(inode);
-	d_instantiate(dentry, inode);
-	return 0;
-}
-
-/*
  * Tlcreate on a clone of the parent's fid, which becomes the open file:
  * given back through @ofidp, or put when @ofidp is NULL. O_EXCL always
  * goes with it, so that an existing name is -EEXIST and never opened as
  * if it had been created.
  */
-static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
-				  umode_t mode, unsigned int f_flags,
-				  struct ninep_fid **ofidp)
+int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
+			   umode_t mode, unsigned int f_flags,
+			   struct ninep_fid **ofidp)
 {
 	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
 	struct ninep_acl_pair acls;
@@ -312,7 +244,7 @@ static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 			    ninep_dotl_gid());
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_dotl_instantiate(dir, dentry);
+		err = ninep_instantiate(dir, dentry);
 	err = ninep_acl_inherit(dentry, &acls, err);
 	if (err || !ofidp)
 		ninep_fid_put(ofid);
@@ -325,21 +257,6 @@ static int ninep_dotl_create(struct ninep_idmap *idmap, struct inode *dir,
 			     struct dentry *dentry, umode_t mode, bool excl)
 {
 	return ninep_dotl_create_file(dir, dentry, mode, O_RDONLY, NULL);
-}
-
-static const struct ninep_create_ops ninep_dotl_create_ops = {
-	.lookup		= ninep_dotl_lookup,
-	.create_open	= ninep_dotl_create_file,
-	.instantiate	= ninep_dotl_instantiate,
-};
-
-/* open(O_CREAT) in one Tlcreate. */
-static int ninep_dotl_atomic_open(struct inode *dir, struct dentry *dentry,
-				  struct file *file, unsigned int flags,
-				  umode_t mode)
-{
-	return ninep_atomic_open_common(dir, dentry, file, flags, mode,
-					&ninep_dotl_create_ops);
 }
 
 static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
@@ -359,7 +276,7 @@ static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_dotl_instantiate(dir, dentry);
+		err = ninep_instantiate(dir, dentry);
 	return ninep_acl_inherit(dentry, &acls, err);
 }
 
@@ -375,7 +292,7 @@ static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
 			    ninep_dotl_gid(), NULL);
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
-	return err ? err : ninep_dotl_instantiate(dir, dentry);
+	return err ? err : ninep_instantiate(dir, dentry);
 }
 
 static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
@@ -398,7 +315,7 @@ static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_dotl_instantiate(dir, dentry);
+		err = ninep_instantiate(dir, dentry);
 	return ninep_acl_inherit(dentry, &acls, err);
 }
 
@@ -422,7 +339,7 @@ static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 	ninep_fid_put(fid);
 	ninep_attr_stale(dir);
 	ninep_attr_stale(d_inode(old_dentry));	/* its link count */
-	return err ? err : ninep_dotl_instantiate(dir, dentry);
+	return err ? err : ninep_instantiate(dir, dentry);
 }
 
 /*
@@ -441,7 +358,7 @@ static bool ninep_dotl_unsupported(int err)
 static int ninep_dotl_remove(struct inode *dir, struct dentry *dentry,
 			     u32 flags)
 {
-	struct ninep_fid *dfid = ninep_dotl_parent_fid(dentry);
+	struct ninep_fid *dfid = ninep_parent_fid(dentry);
 	int err;
 
 	if (IS_ERR(dfid))
@@ -507,32 +424,6 @@ put:
 	return err;
 }
 
-static int ninep_dotl_getattr(struct ninep_idmap *idmap, const struct path *path,
-			      struct kstat *stat, u32 request_mask,
-			      unsigned int query_flags)
-{
-	struct dentry *dentry = path->dentry;
-	struct inode *inode = d_inode(dentry);
-	struct ninep_fid *fid;
-	int err;
-
-	if (!(query_flags & AT_STATX_DONT_SYNC) &&
-	    !ninep_attr_cached(inode, query_flags)) {
-		ninep_getattr_write_back(inode);
-		fid = ninep_fid_lookup(dentry);
-		err = PTR_ERR_OR_ZERO(fid);
-		if (!err) {
-			err = ninep_dotl_refresh(inode, fid);
-			ninep_fid_put(fid);
-		}
-		/* An unlinked file still open keeps its last attributes. */
-		if (err && inode->i_nlink)
-			return err;
-	}
-	ninep_fillattr(idmap, request_mask, inode, stat);
-	return 0;
-}
-
 static void ninep_dotl_set_time(u32 *valid, u32 bit, u32 set_bit,
 				bool explicit, struct timespec64 ts,
 				u64 *sec, u64 *nsec)
@@ -552,10 +443,8 @@ static void ninep_dotl_set_time(u32 *valid, u32 bit, u32 set_bit,
 static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 			      struct iattr *iattr)
 {
-	struct inode *inode = d_inode(dentry);
 	unsigned int valid = iattr->ia_valid;
 	struct v9p_tsetattr sa = {};
-	struct ninep_fid *fid;
 	int err;
 
 	err = setattr_prepare(idmap, dentry, iattr);
@@ -597,27 +486,11 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	if (valid & ATTR_OPEN)
 		sa.valid = 0;
 
-	ninep_size_write_back(inode, iattr);
-	if (sa.valid) {
-		if ((valid & ATTR_FILE) && iattr->ia_file &&
-		    iattr->ia_file->private_data)
-			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
-		else
-			fid = ninep_fid_lookup(dentry);
-		if (IS_ERR(fid))
-			return PTR_ERR(fid);
-		err = ninep_setattr(fid, &sa);
-		ninep_fid_put(fid);
-		ninep_attr_stale(inode);
-		if (err)
-			return err;
-	}
-	if (valid & ATTR_SIZE)
-		ninep_size_truncate_pages(inode, iattr->ia_size);
-	setattr_copy(idmap, inode, iattr);
-	if (valid & ATTR_MODE)
-		return ninep_acl_chmod(dentry, inode->i_mode);
-	return 0;
+	err = ninep_setattr_finish(idmap, dentry, iattr, NULL,
+				   sa.valid ? &sa : NULL);
+	if (err || !(valid & ATTR_MODE))
+		return err;
+	return ninep_acl_chmod(dentry, d_inode(dentry)->i_mode);
 }
 
 static const char *ninep_dotl_get_link(struct dentry *dentry,
@@ -652,9 +525,9 @@ static const char *ninep_dotl_get_link(struct dentry *dentry,
 #endif
 
 const struct inode_operations ninep_dotl_dir_iops = {
-	.lookup		= ninep_dotl_lookup,
+	.lookup		= ninep_lookup,
 	.create		= ninep_dotl_create,
-	.atomic_open	= ninep_dotl_atomic_open,
+	.atomic_open	= ninep_atomic_open,
 	.link		= ninep_dotl_link,
 	.unlink		= ninep_dotl_unlink,
 	.symlink	= ninep_dotl_symlink,
@@ -662,14 +535,14 @@ const struct inode_operations ninep_dotl_dir_iops = {
 	.rmdir		= ninep_dotl_rmdir,
 	.mknod		= ninep_dotl_mknod,
 	.rename		= ninep_dotl_rename,
-	.getattr	= ninep_dotl_getattr,
+	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
 	.listxattr	= ninep_listxattr,
 	NINEP_DOTL_ACL_OPS
 };
 
 const struct inode_operations ninep_dotl_file_iops = {
-	.getattr	= ninep_dotl_getattr,
+	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
 	.listxattr	= ninep_listxattr,
 	NINEP_DOTL_ACL_OPS
@@ -677,7 +550,7 @@ const struct inode_operations ninep_dotl_file_iops = {
 
 const struct inode_operations ninep_dotl_symlink_iops = {
 	.get_link	= ninep_dotl_get_link,
-	.getattr	= ninep_dotl_getattr,
+	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
 	.listxattr	= ninep_listxattr,
 };

@@ -413,6 +413,8 @@ static void __req_retired(struct ninep_client *c, struct list_head *list,
 					 req->rc.rerror.ename.s);
 			ninep_fid_free(req->clunk_fid);
 			req->clunk_fid = NULL;
+			if (atomic_dec_and_test(&c->clunks))
+				wake_up_all(&c->idle_wq);
 		}
 		if (req->orphan_fid) {
 			/*

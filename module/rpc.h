@@ -94,7 +94,8 @@ struct ninep_client {
 	struct ninep_req *tx_partial;	/* its rest is the tx thread's to send */
 	u32 tx_off;			/* bytes of tx_partial already sent */
 	wait_queue_head_t tx_wq;
-	wait_queue_head_t idle_wq;	/* the tag table became empty */
+	wait_queue_head_t idle_wq;	/* the tag table or clunks became empty */
+	atomic_t clunks;		/* Tclunks not waited for, unanswered */
 	wait_queue_head_t tag_wq;	/* tasks waiting for a free tag */
 	atomic_t retired;		/* requests retired so far */
 	/* timeout=: the oldest Tflush of a timed-out request; c->lock */

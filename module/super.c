@@ -27,7 +27,7 @@ enum ninep_param {
 	NINEP_OPT_GID, NINEP_OPT_AFID, NINEP_OPT_DEBUG, NINEP_OPT_NOEXTEND,
 	NINEP_OPT_NODEVMAP, NINEP_OPT_RFDNO, NINEP_OPT_WFDNO, NINEP_OPT_VERSION,
 	NINEP_OPT_TIMEOUT, NINEP_OPT_NOXATTR, NINEP_OPT_CACHE, NINEP_OPT_ACCESS,
-	NINEP_OPT_POSIXACL, NINEP_OPT_ACTIMEO,
+	NINEP_OPT_POSIXACL, NINEP_OPT_ACTIMEO, NINEP_OPT_CTO,
 };
 
 /* Sorted by name, as the fs_parser table validator likes them. */
@@ -89,6 +89,7 @@ static const struct fs_parameter_spec ninep_param_specs[] = {
 	fsparam_enum("cache",		NINEP_OPT_CACHE, ninep_cache_names),
 	fsparam_flag("posixacl",	NINEP_OPT_POSIXACL),
 	fsparam_u32("actimeo",		NINEP_OPT_ACTIMEO),
+	fsparam_flag_no("cto",		NINEP_OPT_CTO),
 	{}
 };
 
@@ -304,6 +305,12 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		s->actimeo = result.uint_32;
 		s->flags |= NINEP_ACTIMEO_GIVEN;
 		break;
+	case NINEP_OPT_CTO:
+		if (result.negated)
+			s->flags |= NINEP_NOCTO;
+		else
+			s->flags &= ~NINEP_NOCTO;
+		break;
 	default:
 		return invalfc(fc, "option '%s' is not handled", param->key);
 	}
@@ -360,6 +367,8 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 		seq_puts(m, ",posixacl");
 	if (s->flags & NINEP_ACTIMEO_GIVEN)
 		seq_printf(m, ",actimeo=%u", s->actimeo);
+	if (s->flags & NINEP_NOCTO)
+		seq_puts(m, ",nocto");
 	return 0;
 }
 
@@ -438,13 +447,12 @@ static const struct super_operations ninep_super_ops = {
 	.umount_begin	= ninep_umount_begin,
 };
 
-/* Walk-free root: attach gives the fid, one Tstat gives the inode. */
+/* Walk-free root: attach gives the fid, one Tstat or Tgetattr the inode. */
 static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct ninep_session *s = sb->s_fs_info;
 	struct ninep_fid afid = { .fid = NINEP_NOFID };
 	struct ninep_fid *root_fid;
-	struct v9p_stat *st;
 	struct inode *inode;
 	struct dentry *root;
 	u32 msize;
@@ -514,41 +522,18 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 		return err;
 	}
 
-	if (ninep_dotl(s)) {
-		inode = ninep_dotl_inode_from_fid(sb, root_fid);
-		if (IS_ERR(inode)) {
-			err = PTR_ERR(inode);
-			errorfc(fc, "getattr of the root failed: error %d", err);
-			goto put_fid;
-		}
-		if (!S_ISDIR(inode->i_mode)) {
-			iput(inode);
-			errorfc(fc, "the attached root is not a directory");
-			err = -ENOTDIR;
-			goto put_fid;
-		}
-		goto make_root;
-	}
-	st = ninep_stat(root_fid);
-	if (IS_ERR(st)) {
-		err = PTR_ERR(st);
-		errorfc(fc, "stat of the root failed: error %d", err);
+	inode = ninep_inode_from_fid(sb, root_fid);
+	if (IS_ERR(inode)) {
+		err = PTR_ERR(inode);
+		errorfc(fc, "the attributes of the root: error %d", err);
 		goto put_fid;
 	}
-	if (!(st->mode & V9P_DMDIR)) {
-		kfree(st);
+	if (!S_ISDIR(inode->i_mode)) {
+		iput(inode);
 		errorfc(fc, "the attached root is not a directory");
 		err = -ENOTDIR;
 		goto put_fid;
 	}
-	inode = ninep_inode_from_stat(sb, st);
-	kfree(st);
-	if (IS_ERR(inode)) {
-		err = PTR_ERR(inode);
-		goto put_fid;
-	}
-
-make_root:
 	root = d_make_root(inode);
 	if (!root) {
 		err = -ENOMEM;

@@ -35,6 +35,7 @@
 #define NINEP_ACCESS_GIVEN	0x400
 #define NINEP_POSIXACL		0x800	/* posixacl asked for */
 #define NINEP_ACTIMEO_GIVEN	0x1000
+#define NINEP_NOCTO		0x2000	/* open trusts cached attributes */
 
 /* struct ninep_session.access: who the server is told is acting. */
 enum ninep_access {
@@ -191,13 +192,19 @@ extern struct file_system_type ninep_fs_type;
 
 /* inode.c */
 const struct dentry_operations *ninep_session_dentry_ops(const struct ninep_session *s);
+struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
+				     struct ninep_fid *fid, const char *name);
 void ninep_dentry_fresh(struct dentry *dentry, unsigned long when);
 int ninep_inode_cache_init(void);
 void ninep_inode_cache_exit(void);
 struct inode *ninep_alloc_inode(struct super_block *sb);
 void ninep_free_inode(struct inode *inode);
-struct inode *ninep_inode_from_stat(struct super_block *sb,
-				    const struct v9p_stat *st);
+struct inode *ninep_inode_from_fid(struct super_block *sb,
+				   struct ninep_fid *fid);
+struct ninep_fid *ninep_parent_fid(struct dentry *dentry);
+struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
+			    unsigned int flags);
+int ninep_instantiate(struct inode *dir, struct dentry *dentry);
 void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st,
 			 long gen);
 void ninep_i_size_set(struct inode *inode, loff_t size, bool grow);
@@ -210,6 +217,12 @@ void ninep_attr_fetched(struct inode *inode,
 			const struct ninep_attr_stamp *stamp);
 void ninep_attr_stale(struct inode *inode);
 bool ninep_attr_cached(struct inode *inode, unsigned int query_flags);
+int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
+		      struct kstat *stat, u32 request_mask,
+		      unsigned int query_flags);
+int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
+			 struct iattr *iattr, const struct v9p_stat *st,
+			 const struct v9p_tsetattr *sa);
 struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
 			 const struct v9p_rgetattr *ga);
@@ -229,21 +242,8 @@ void ninep_dentry_keep_fid(struct dentry *dentry, struct ninep_fid *fid,
 			   kuid_t uid);
 void ninep_dentry_put_fids(struct dentry *dentry);
 
-/* What open(O_CREAT) does in each dialect. */
-struct ninep_create_ops {
-	struct dentry *(*lookup)(struct inode *dir, struct dentry *dentry,
-				 unsigned int flags);
-	/* Create a regular file and open it with open(2)'s @flags. */
-	int (*create_open)(struct inode *dir, struct dentry *dentry,
-			   umode_t mode, unsigned int flags,
-			   struct ninep_fid **ofidp);
-	/* Make @dentry positive: its name exists on the server. */
-	int (*instantiate)(struct inode *dir, struct dentry *dentry);
-};
-
-int ninep_atomic_open_common(struct inode *dir, struct dentry *dentry,
-			     struct file *file, unsigned int flags,
-			     umode_t mode, const struct ninep_create_ops *ops);
+int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
+		      struct file *file, unsigned int flags, umode_t mode);
 
 /* inode_dotl.c: the 9P2000.L inode operations */
 extern const struct inode_operations ninep_dotl_dir_iops;
@@ -254,6 +254,9 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
 int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid);
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 					struct ninep_fid *fid);
+int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
+			   umode_t mode, unsigned int f_flags,
+			   struct ninep_fid **ofidp);
 
 /* xattr.c: 9P2000.L extended attributes */
 extern const struct xattr_handler *ninep_xattr_handlers[];

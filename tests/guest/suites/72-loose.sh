@@ -18,8 +18,14 @@
 # cached children, a name unlinked and made again and a removed directory are
 # right at once through the mount; processes changing overlapping names through
 # the mount while the export changes them see no EIO or ESTALE and end where
-# the export is; a fid the server refuses fails the lookup with its error and
-# leaves no negative dentry.
+# the export is; a fid the server refuses makes the client give back the fids
+# of unused cached names and walk again (a tree larger than the server's fid
+# budget is read whole); with nothing to give back the refusal (EMFILE) reaches
+# the caller and leaves no negative dentry.
+# nocto: opens within actimeo send no Tgetattr (Tstat) and do not see a change
+# made on the export, the first open after actimeo does; cto asks at each open;
+# a lookup that would lower a cached file's size leaves its attributes
+# untrusted; with cache=none nocto changes nothing.
 # timeout: 600
 . /v9fs/tests/lib.sh
 
@@ -347,18 +353,23 @@ concurrent() {
 	rm -rf "$EXP/cc"
 }
 
-# fidcap: a v9fsd with room for 16 fids per connection; a cache=loose mount
-# that stats 30 names runs out: those lookups fail with EMFILE, and a refused
-# name is not cached as missing
+# fidcap: a v9fsd with room for 16 fids per connection, a cache=loose mount
+# of a tree of 45 files: a refused fid makes the client give back the fids of
+# its unused cached names and walk again, so stat of every name and a read of
+# the whole tree complete; opens that hold more fids than the server allows at
+# once fail with EMFILE (nothing can be given back), and the names they were
+# refused on open once those are closed
 fidcap() {
-	_n=30
 	mkdir -p "$EXP/cap"
 	_names=
-	_i=0
-	while [ $_i -lt $_n ]; do
-		: > "$EXP/cap/e$_i"
-		_names="$_names $A/cap/e$_i"
-		_i=$((_i + 1))
+	for _dd in d0 d1 d2; do
+		mkdir -p "$EXP/cap/$_dd"
+		_i=0
+		while [ $_i -lt 15 ]; do
+			echo "$_dd/f$_i" > "$EXP/cap/$_dd/f$_i"
+			_names="$_names $A/cap/$_dd/f$_i"
+			_i=$((_i + 1))
+		done
 	done
 	if ! v9fsd_start "$EXP" $P -o max_fids=16; then
 		not_ok "v9fsd -o max_fids=16 serves $EXP"
@@ -366,22 +377,128 @@ fidcap() {
 	fi
 	if mount_9p 9P tcp 9p2000.L $P $A cache=loose,actimeo=30 > $T/mount.txt 2>&1; then
 		stat $_names > /dev/null 2> $T/cap.err
+		check "fids refused (max_fids=16): stat of 45 cached names completes: $(sort -u $T/cap.err | head -n 2)" \
+			test ! -s $T/cap.err
+		(cd "$EXP/cap" && find . -type f | sort | xargs cat > $T/cap.want)
+		(cd $A/cap && find . -type f | sort | xargs cat > $T/cap.got 2> $T/cap.err)
+		check "... find and cat of the whole tree read what the export has: $(sort -u $T/cap.err | head -n 2)" \
+			sh -c "cmp $T/cap.want $T/cap.got && test ! -s $T/cap.err && test -s $T/cap.got"
+		# 10 files held open need 20 fids and more
+		: > $T/cap.ok
+		: > $T/cap.err
+		_pids=
+		_i=0
+		while [ $_i -lt 10 ]; do
+			sh -c "exec < $A/cap/d0/f$_i && echo f$_i && exec sleep 30" >> $T/cap.ok 2>> $T/cap.err &
+			_pids="$_pids $!"
+			_i=$((_i + 1))
+		done
+		_i=0
+		while [ $(($(wc -l < $T/cap.ok) + $(wc -l < $T/cap.err))) -lt 10 ] && [ $_i -lt 100 ]; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
 		_e=$(grep -c "Too many open files" $T/cap.err)
 		_o=$(grep -vc "Too many open files" $T/cap.err)
-		check "fids refused (max_fids=16): stat of $_n cached names fails with EMFILE ($_e), nothing else ($_o)" \
-			test "$_e" -gt 0 -a "$_o" = 0
-		stat $A/cap/e$((_n - 1)) > /dev/null 2> $T/cap.err
-		check "... a refused name is asked again, not cached as missing: $(cat $T/cap.err)" \
-			grep -q "Too many open files" $T/cap.err
-		echo 2 > /proc/sys/vm/drop_caches
-		check "... once the cached names are dropped (their fids clunked), it is found" \
-			stat $A/cap/e$((_n - 1))
+		check "... 10 files held open at once: $(wc -l < $T/cap.ok) open, the others fail with EMFILE ($_e), nothing else ($_o)" \
+			test "$_e" -gt 0 -a "$_o" = 0 -a $(($(wc -l < $T/cap.ok) + _e)) = 10
+		kill $_pids 2> /dev/null
+		wait $_pids 2> /dev/null
+		_i=0 _bad=
+		while [ $_i -lt 10 ]; do
+			[ "$(cat $A/cap/d0/f$_i 2>&1)" = "d0/f$_i" ] || _bad="$_bad f$_i"
+			_i=$((_i + 1))
+		done
+		check "... once closed, each of them reads (not cached as missing)$_bad" test -z "$_bad"
 		umount_9p $A
 	else
 		not_ok "mount cache=loose,actimeo=30 (max_fids=16): $(tail -n 1 $T/mount.txt)"
 	fi
 	v9fsd_stop
 	rm -rf "$EXP/cap"
+}
+
+# nocto_seen L OPTS PAUSE: over 9p2000.L with OPTS, the export changes a file
+# read through the mount; after PAUSE seconds an open reads the change
+nocto_seen() {
+	printf aaaa > "$EXP/nc"
+	if ! mount_9p 9P tcp 9p2000.L $P $A "$2" > $T/mount.txt 2>&1; then
+		not_ok "$1: mount $2: $(tail -n 1 $T/mount.txt)"
+		return
+	fi
+	_s0=$(cat $A/nc)
+	printf bbbbbbbb > "$EXP/nc"
+	[ "$3" = 0 ] || sleep "$3"
+	_s=$(cat $A/nc)
+	check "$1: $2: the export changed the file: an open $3 s later reads it ($_s0, then $_s)" \
+		test "$_s0" = aaaa -a "$_s" = bbbbbbbb
+	umount_9p $A
+}
+
+# nocto L DIALECT: cache=loose,nocto: opens of a file whose attributes are
+# trusted (actimeo) send no Tgetattr (Tstat in .u), so a change on the export
+# is not seen by an open within actimeo and is seen after it; cto (the
+# default, given explicitly) asks at each open and sees it at once
+nocto() {
+	_nl=$1 _nd=$2 _ng=Tgetattr _no=Tlopen
+	[ $_nd = 9p2000.u ] && _ng=Tstat _no=Topen
+	for _nx in nocto cto; do
+		printf aaaa > "$EXP/nc"
+		if ! mount_9p 9P tcp $_nd $P $A cache=loose,actimeo=30,$_nx > $T/mount.txt 2>&1; then
+			not_ok "$_nl: mount cache=loose,actimeo=30,$_nx: $(tail -n 1 $T/mount.txt)"
+			continue
+		fi
+		_shown=no
+		grep -q " $A .*,nocto" /proc/mounts && _shown=yes
+		cat $A/nc > /dev/null
+		_ten="for i in 1 2 3 4 5 6 7 8 9 10; do cat $A/nc; done"
+		_c=$(msgs $_ng sh -c "$_ten")
+		_o=$(msgs $_no sh -c "$_ten")
+		printf bbbbbbbb > "$EXP/nc"
+		_s=$(cat $A/nc)
+		if [ $_nx = nocto ]; then
+			check "$_nl: nocto: /proc/mounts shows it ($_shown)" test $_shown = yes
+			check "$_nl: nocto: 10 opens within actimeo=30 send no $_ng (sent $_c; $_o $_no)" \
+				test "$_c" = 0 -a "$_o" -ge 10
+			check "$_nl: nocto: the export changed the file: an open within actimeo reads the cached bytes ($_s)" \
+				test "$_s" = aaaa
+		else
+			check "$_nl: cto: /proc/mounts shows no nocto ($_shown)" test $_shown = no
+			check "$_nl: cto: 10 opens send a $_ng each (sent $_c; $_o $_no)" \
+				test "$_c" -ge 10 -a "$_o" -ge 10
+			check "$_nl: cto: the export changed the file: the next open reads it ($_s)" \
+				test "$_s" = bbbbbbbb
+		fi
+		umount_9p $A
+	done
+	rm -f "$EXP/nc"
+	# the sleeps, and the cases that need 9P2000.L's link counts, once
+	[ $_nd = 9p2000.L ] || return
+
+	# actimeo=1: the change is seen by the first open after it
+	nocto_seen "$_nl" cache=loose,actimeo=1,nocto 2
+
+	# a lookup of a second name of a cached inode whose size went down on
+	# the export: the smaller size is not taken from a lookup, so its
+	# attributes are not trusted; stat and open ask again
+	printf 12345678 > "$EXP/hl1"
+	ln "$EXP/hl1" "$EXP/hl2"
+	if mount_9p 9P tcp $_nd $P $A cache=loose,actimeo=30,nocto > $T/mount.txt 2>&1; then
+		cat $A/hl1 > /dev/null
+		printf 1234 > "$EXP/hl1"
+		_s=$(stat -c %s $A/hl2)
+		_t=$(cat $A/hl2)
+		check "$_nl: nocto: a second name of a cached file the export shrank: stat says 4 ($_s), it reads 1234 ($_t)" \
+			test "$_s" = 4 -a "$_t" = 1234
+		umount_9p $A
+	else
+		not_ok "$_nl: mount cache=loose,actimeo=30,nocto: $(tail -n 1 $T/mount.txt)"
+	fi
+	rm -f "$EXP/hl1" "$EXP/hl2"
+
+	# no cache: nocto is accepted and changes nothing
+	nocto_seen "$_nl" nocto 0
+	rm -f "$EXP/nc"
 }
 
 # run L DIALECT: the checks over one dialect
@@ -484,6 +601,7 @@ run() {
 	wb_fail "$_l" $_d 0
 	attrs "$_l" $_d
 	mounted_names "$_l" $_d
+	nocto "$_l" $_d
 	[ $_d = 9p2000.L ] || return
 	export_names "$_l" $_d
 	concurrent "$_l" $_d
