@@ -1113,16 +1113,12 @@ static int rx_step(struct ninep_client *c, bool block)
  * ---- receiving ----
  *
  * Whoever holds rx_mutex receives. On a transport that can read without
- * blocking (recv_nb) and lets waiters receive (waiter_receives: virtio),
- * that is preferably a task waiting for a reply, the leader: the
- * transport's readiness wakes the leader directly, which reads whatever is
- * there and hands each reply to its request, its own included, so a lone
- * request costs no thread hop. The rx thread receives when there is no
- * leader, and always on sockets and on transports that can only block. On
- * sockets a leader measured slower than the rx thread, a lone 4 KiB Tread
- * to a server on the same machine by a third, though it saves a switch
- * (docs/benchmarks.md). A message may be read in parts by several
- * receivers in turn; its state is rx_*.
+ * blocking (recv_nb), that is preferably a task waiting for a reply, the
+ * leader: the transport's readiness wakes the leader directly, which reads
+ * whatever is there and hands each reply to its request, its own included,
+ * so a lone request costs no thread hop. The rx thread receives when there
+ * is no leader, and always on transports that can only block. A message
+ * may be read in parts by several receivers in turn; its state is rx_*.
  * Readiness is a flag set by the transport and cleared by a receiver before
  * it reads, so data that arrives after a read always sets it again.
  */
@@ -1252,7 +1248,7 @@ static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 	DEFINE_WAIT(wait);
 	long ret = t;
 
-	if (!c->trans.ops->recv_nb || !c->trans.ops->waiter_receives)
+	if (!c->trans.ops->recv_nb)
 		return wait_event_killable_timeout(req->wq, req_finished(req),
 						   t);
 	for (;;) {

@@ -62,12 +62,6 @@ struct ninep_trans_ops {
 	 */
 	int (*recv_nb)(struct ninep_trans *t, void *buf, size_t len);
 	/*
-	 * With recv_nb: a task waiting for a reply may receive it itself
-	 * (the leader, see "receiving" in rpc.c); without, only the rx
-	 * thread receives.
-	 */
-	bool waiter_receives;
-	/*
 	 * Optional: acknowledge what was received now rather than later
 	 * (tcp's delayed ACK); called by the receiver while other requests
 	 * are in flight. May sleep.

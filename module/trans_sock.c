@@ -5,7 +5,7 @@
  * Only connecting differs between the two; sending and receiving are the
  * same loops over kernel_sendmsg()/kernel_recvmsg(). An entry on the
  * socket's wait queue tells the client when the socket may have become
- * readable, so that its rx thread reads at once, without blocking.
+ * readable, so that whoever is waiting for a reply can read it at once.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 

@@ -975,7 +975,6 @@ const struct ninep_trans_ops ninep_trans_virtio = {
 	.send_nb = vt_send_nb_tracked,
 	.recv = vt_recv,
 	.recv_nb = vt_recv_nb,
-	.waiter_receives = true,
 	.send_zc = vt_send_zc,
 	.abort = vt_abort,
 	.close = vt_close,
