@@ -118,10 +118,14 @@ static struct ninep_zc *zc_pin(const struct ninep_client *c,
 	/*
 	 * Dirty before the device writes, as direct I/O does: the pages are
 	 * then put without a page lock when the reply comes, unless they were
-	 * written back meanwhile (see trans_virtio.c).
+	 * written back meanwhile (see trans_virtio.c), and then dirtied again.
+	 * That check also covers a page found dirty here and cleaned before
+	 * the reply, so one dirty already (a buffer read into before) costs
+	 * no page lock.
 	 */
 	for (i = 0; rd && i < zc->nr; i++)
-		set_page_dirty_lock(zc->bv[i].bv_page);
+		if (!PageDirty(zc->bv[i].bv_page))
+			set_page_dirty_lock(zc->bv[i].bv_page);
 	*count = got;
 	return zc;
 }
