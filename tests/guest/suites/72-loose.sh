@@ -497,7 +497,7 @@ nocto() {
 	rm -f "$EXP/hl1" "$EXP/hl2"
 
 	# no cache: nocto is accepted and changes nothing
-	nocto_seen "$_nl" nocto 0
+	nocto_seen "$_nl" cache=none,nocto 0
 	rm -f "$EXP/nc"
 }
 
