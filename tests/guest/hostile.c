@@ -3,7 +3,7 @@
  * hostile-9p: a 9P server that misbehaves on purpose, for fault tests.
  *
  *	hostile-9p -m MODE [-t read|write|walk|open|getattr] [-e ERRCODE]
- *		   [-E ENAME] [-N NAME] [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)
+ *		   [-E ENAME] [-N NAME] [-F fids] [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)
  *
  * It serves a tiny synthetic tree (a root directory holding one 64 KiB file,
  * "data") well enough for a client to mount it, list it and open the file, in
@@ -38,6 +38,9 @@
  *		   with EEXIST (stat(5)), and "src" may never be called "data"
  *		   (EACCES, even once "data" is gone); other renames and
  *		   removes work
+ *	noclunk    no Tclunk is ever answered, and the fid stays in use: once
+ *		   a connection holds -F fids (default 256), every Twalk to a
+ *		   new fid gets EMFILE (Rerror "Too many open files")
  *
  * 9P2000.L modes (the client must have asked for 9P2000.L; rerror above sends
  * Rlerror(ERRCODE) there, and -t also takes getattr):
@@ -96,7 +99,7 @@
 
 enum mode {
 	M_NONE, M_MALFORMED, M_OVERSIZED, M_BADTAG, M_BADTYPE, M_BIGCOUNT, M_STALL, M_CLOSE,
-	M_RERROR, M_NOVERSION, M_ECHOMSIZE, M_STREAM, M_FAILWRITE, M_RENAMEFAIL,
+	M_RERROR, M_NOVERSION, M_ECHOMSIZE, M_STREAM, M_FAILWRITE, M_RENAMEFAIL, M_NOCLUNK,
 	M_GETATTR_SHORT, M_GETATTR_NOMODE, M_GETATTR_LIES, M_READDIR_COUNT, M_READDIR_OVERRUN,
 	M_READDIR_NAME, M_READDIR_STUCK, M_IOUNIT, M_READLINK_LONG, M_STATFS_BSIZE0,
 	M_XATTR_HUGE, M_XATTR_BIG, M_XATTR_BIGREAD, M_XATTR_NONUL, M_LOCK_STATUS,
@@ -109,7 +112,7 @@ static const char *const mode_names[] = {
 	[M_BADTAG] = "badtag", [M_BADTYPE] = "badtype", [M_BIGCOUNT] = "bigcount",
 	[M_STALL] = "stall", [M_CLOSE] = "close", [M_RERROR] = "rerror",
 	[M_NOVERSION] = "noversion", [M_ECHOMSIZE] = "echomsize", [M_STREAM] = "stream",
-	[M_FAILWRITE] = "failwrite", [M_RENAMEFAIL] = "renamefail",
+	[M_FAILWRITE] = "failwrite", [M_RENAMEFAIL] = "renamefail", [M_NOCLUNK] = "noclunk",
 	[M_GETATTR_SHORT] = "getattr-short", [M_GETATTR_NOMODE] = "getattr-nomode",
 	[M_GETATTR_LIES] = "getattr-lies", [M_READDIR_COUNT] = "readdir-count",
 	[M_READDIR_OVERRUN] = "readdir-overrun", [M_READDIR_NAME] = "readdir-name",
@@ -142,6 +145,7 @@ static volatile sig_atomic_t terminate;
 static pid_t children[64];
 static int trigger_type = V9P_TREAD;
 static u32 max_msize = 65536;
+static int fid_limit = MAX_FIDS;	/* -F: fids a connection may hold */
 static u32 rerror_code = 529;
 static const char *rerror_name = "hostile: no such error";
 static u64 data_length = DATA_SIZE;	/* what a stat of "data" says */
@@ -221,7 +225,7 @@ static u64 *fid_slot(struct conn *c, u32 fid, int create)
 {
 	int i, free_slot = -1;
 
-	for (i = 0; i < MAX_FIDS; i++) {
+	for (i = 0; i < fid_limit; i++) {
 		if (c->fids[i].qpath && c->fids[i].fid == fid)
 			return &c->fids[i].qpath;
 		if (!c->fids[i].qpath && free_slot < 0)
@@ -1060,6 +1064,10 @@ static void serve_conn(int rfd, int wfd)
 			c->queued++;
 			continue;
 		}
+		if (mode == M_NOCLUNK && t.type == V9P_TCLUNK) {
+			logmsg("Tclunk of fid %u (tag %u): never answered", t.tclunk.fid, t.tag);
+			continue;
+		}
 		if (mode == M_FAILWRITE && t.type == V9P_TWRITE && is_data(c, t.twrite.fid)) {
 			if (fail_write(c, &t))
 				break;
@@ -1134,7 +1142,7 @@ static void usage(void)
 	int i;
 
 	fprintf(stderr, "usage: hostile-9p -m MODE [-t read|write|walk|open|getattr] "
-		"[-e ERRCODE] [-E ENAME] [-N NAME] [-S length] [-M msize] "
+		"[-e ERRCODE] [-E ENAME] [-N NAME] [-S length] [-F fids] [-M msize] "
 		"(-l tcp:HOST:PORT | -l unix:PATH | -s)\nmodes:");
 	for (i = 0; i <= M_LAST; i++)
 		fprintf(stderr, " %s", mode_names[i]);
@@ -1147,7 +1155,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL;
 	int opt, lfd, i, use_stdio = 0, have_mode = 0;
 
-	while ((opt = getopt(argc, argv, "m:t:e:E:N:S:M:l:s")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:e:E:N:S:F:M:l:s")) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i <= M_LAST; i++)
@@ -1183,6 +1191,11 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			data_length = strtoull(optarg, NULL, 0);
+			break;
+		case 'F':
+			fid_limit = atoi(optarg);
+			if (fid_limit < 1 || fid_limit > MAX_FIDS)
+				usage();
 			break;
 		case 'M':
 			max_msize = strtoul(optarg, NULL, 0);

@@ -21,6 +21,9 @@
 #   - one write(2) of 256 KiB whose 2nd Twrite fails: the count returned is
 #     what the server's file holds (nothing landed past it), or an error;
 #     with the file's length at 0 (a new file) and at 1 MiB
+#   - a server that never answers Tclunk and refuses fids past 6 (cache=loose,
+#     ours only): opens fail with EMFILE once it refuses, none hangs, and
+#     umount returns
 # 9P2000.L (hostile-9p negotiates .L, then misbehaves): every call below must
 # return, within its bound, an error errno below 512 (no kernel-internal errno
 # reaches user space), no oops or WARN, and the mount must unmount:
@@ -289,6 +292,34 @@ rename_fail() { # rename_fail CLIENT
 	umount_9p $_m 2> /dev/null || umount -l $_m
 }
 
+# --- Tclunk never answered, fids running out ----------------------------------
+# hostile-9p answers no Tclunk and holds each clunked fid, refusing fids beyond
+# 6 with EMFILE. Ours only: the in-tree client waits for the Rclunk at close.
+noclunk() { # noclunk CLIENT
+	_c=$1 _m=/mnt/hostile65-$1
+	hostile_start -m noclunk -F 6
+	if ! mount_9p $_c tcp 9p2000.L $HPORT $_m cache=loose > "$OUT/mount.txt" 2>&1; then
+		expect $_c "noclunk: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		hostile_stop
+		return
+	fi
+	# Each open takes a fid the server keeps; once it refuses them, the
+	# client gives back what it can and waits (1 s at most) for Tclunks
+	# that never come, then fails the open.
+	_r=
+	for _i in 1 2 3 4 5 6 7 8; do
+		_r="$_r$(probe open $_m/data | tr ' ' '-') "
+	done
+	diag "$_c: noclunk: 8 opens: $_r"
+	_v=$(echo $_r | tr ' ' '\n' | uniq | tr '\n' ' ')
+	expect $_c "noclunk: opens succeed until the server refuses fids, then fail with EMFILE, none hangs" \
+		"$_v" "ok-0 err-24 "
+	expect $_c "noclunk: umount returns although no Tclunk is answered" \
+		"$(timeout 30 umount $_m 2>&1 && echo unmounted)" unmounted
+	hostile_stop
+	mountpoint -q $_m 2> /dev/null && umount -l $_m
+}
+
 # --- 9P2000.L ----------------------------------------------------------------
 
 # lprobe OP PATH: lprobe's line, killed after 20 s ("killed" then).
@@ -510,6 +541,7 @@ for c in $clients; do
 	rename_fail $c
 	fail_write $c 0
 	fail_write $c 1048576
+	[ $c = 9P ] && noclunk $c
 	dotl $c
 	errors $c
 done
