@@ -22,7 +22,8 @@
 #     what the server's file holds (nothing landed past it), or an error;
 #     with the file's length at 0 (a new file) and at 1 MiB
 #   - a server that never answers Tclunk and refuses fids past 6 (cache=loose,
-#     ours only): opens fail with EMFILE once it refuses, none hangs, and
+#     ours only): opens fail with EMFILE once it refuses, none hangs (one at a
+#     time and four at once), and
 #     umount returns
 # 9P2000.L (hostile-9p negotiates .L, then misbehaves): every call below must
 # return, within its bound, an error errno below 512 (no kernel-internal errno
@@ -314,6 +315,15 @@ noclunk() { # noclunk CLIENT
 	_v=$(echo $_r | tr ' ' '\n' | uniq | tr '\n' ' ')
 	expect $_c "noclunk: opens succeed until the server refuses fids, then fail with EMFILE, none hangs" \
 		"$_v" "ok-0 err-24 "
+	# four at once, each giving back and waiting
+	_p=
+	for _i in 1 2 3 4; do
+		timeout -s KILL 20 "$PROBE" open $_m/data > "$OUT/noclunk.$_i" 2>&1 &
+		_p="$_p $!"
+	done
+	wait $_p
+	_r=$(cat "$OUT"/noclunk.? | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+	expect $_c "noclunk: four opens at once fail with EMFILE, none hangs" "$_r" " 4 err 24;"
 	expect $_c "noclunk: umount returns although no Tclunk is answered" \
 		"$(timeout 30 umount $_m 2>&1 && echo unmounted)" unmounted
 	hostile_stop
