@@ -23,8 +23,7 @@
 #     with the file's length at 0 (a new file) and at 1 MiB
 #   - a server that never answers Tclunk and refuses fids past 6 (cache=loose,
 #     ours only): opens fail with EMFILE once it refuses, none hangs (one at a
-#     time and four at once), and
-#     umount returns
+#     time and four at once), and umount returns
 # 9P2000.L (hostile-9p negotiates .L, then misbehaves): every call below must
 # return, within its bound, an error errno below 512 (no kernel-internal errno
 # reaches user space), no oops or WARN, and the mount must unmount:
