@@ -534,10 +534,10 @@ sorted() { echo "$*" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'; }
 opens() {
 	_l=$1 _d=$2 _g=Tgetattr _o=Tlopen
 	[ $_d = 9p2000.u ] && _g=Tstat _o=Topen
-	for _x in cto nocto; do
+	for _ox in cto nocto; do
 		printf 12345678 > "$EXP/of"
-		if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=2,$_x > $T/mount.txt 2>&1; then
-			not_ok "$_l: mount cache=loose,actimeo=2,$_x: $(tail -n 1 $T/mount.txt)"
+		if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=2,$_ox > $T/mount.txt 2>&1; then
+			not_ok "$_l: mount cache=loose,actimeo=2,$_ox: $(tail -n 1 $T/mount.txt)"
 			continue
 		fi
 		cat $A/of > /dev/null
@@ -547,14 +547,14 @@ opens() {
 		sleep 2.5
 		_st=$(reqs stat $A/of)
 		_want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:1)
-		[ $_x = nocto ] && _want=$(sorted Twalk:1 $_o:1 Tclunk:1)
-		check "$_l: $_x: an open of a cached file within actimeo sends $_want ($_in)" \
+		[ $_ox = nocto ] && _want=$(sorted Twalk:1 $_o:1 Tclunk:1)
+		check "$_l: $_ox: an open of a cached file within actimeo sends $_want ($_in)" \
 			test "$_in" = "$_want"
 		_want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:1)
-		check "$_l: $_x: an open after actimeo, the name checked, sends $_want ($_af)" \
+		check "$_l: $_ox: an open after actimeo, the name checked, sends $_want ($_af)" \
 			test "$_af" = "$_want"
 		_want=$(sorted Twalk:1 $_g:1 Tclunk:1)
-		check "$_l: $_x: a stat after actimeo sends $_want ($_st)" test "$_st" = "$_want"
+		check "$_l: $_ox: a stat after actimeo sends $_want ($_st)" test "$_st" = "$_want"
 		umount_9p $A
 	done
 
