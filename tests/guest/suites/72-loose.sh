@@ -406,6 +406,7 @@ fidcap() {
 		_o=$(grep -vc "Too many open files" $T/cap.err)
 		check "... 10 files held open at once: $(wc -l < $T/cap.ok) open, the others fail with EMFILE ($_e), nothing else ($_o)" \
 			test "$_e" -gt 0 -a "$_o" = 0 -a $(($(wc -l < $T/cap.ok) + _e)) = 10
+		grep -v "Too many open files" $T/cap.err | head -n 3 | sed 's/^/#   other: /'
 		kill $_pids 2> /dev/null
 		wait $_pids 2> /dev/null
 		_i=0 _bad=
