@@ -4,7 +4,8 @@
  * is acting: the mount's one attach (any), the uid given (access=<uid>), or
  * each local fsuid (user, client), which attaches as itself the first time
  * it uses the mount. A dentry's d_fsdata is the head of an hlist of its
- * fids, at most one per uid, guarded by d_lock; a caller of
+ * fids, at most one per uid (two while a name check's fid waits for the
+ * open it was walked for), guarded by d_lock; a caller of
  * ninep_fid_lookup() gets its own, found or walked from the nearest
  * ancestor that has one for it, and never another user's.
  */
@@ -114,6 +115,66 @@ void ninep_dentry_keep_fid(struct dentry *dentry, struct ninep_fid *fid,
 {
 	fid->uid = uid;
 	ninep_fid_put(fid_insert(dentry, fid));
+}
+
+/*
+ * A name check walked @fid (for @uid) to the regular file of @dentry for
+ * an open later in the same path walk: the dentry keeps it beside the fid
+ * it has, at most two per user, for that open to take as its own
+ * (ninep_fid_take_spare()) rather than clone one and clunk this. A third
+ * is put (clunked) at once.
+ */
+void ninep_dentry_keep_spare(struct dentry *dentry, struct ninep_fid *fid,
+			     kuid_t uid)
+{
+	struct ninep_fid *cur;
+	unsigned int n = 0;
+
+	fid->uid = uid;
+	spin_lock(&dentry->d_lock);
+	hlist_for_each_entry(cur, fid_head(dentry), vfs_node)
+		if (uid_eq(cur->uid, uid))
+			n++;
+	if (n < 2) {
+		hlist_add_head(&fid->vfs_node, fid_head(dentry));
+		fid = NULL;
+	}
+	spin_unlock(&dentry->d_lock);
+	if (fid)
+		ninep_fid_put(fid);
+}
+
+/*
+ * For an open of @dentry by the calling user: a fid of the file that the
+ * dentry holds beside another of that user's and that nobody uses (only
+ * the list holds it: references are taken under d_lock), taken off the
+ * dentry with the list's reference. It was walked to the file that the
+ * dentry's inode is, as its other fid was. NULL if there is none; the open
+ * then clones the dentry's fid.
+ */
+struct ninep_fid *ninep_fid_take_spare(struct dentry *dentry)
+{
+	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
+	struct ninep_fid *fid, *found = NULL;
+	unsigned int n = 0;
+	kuid_t uid;
+
+	if (ninep_caller_uid(s, &uid))
+		return NULL;
+	spin_lock(&dentry->d_lock);
+	hlist_for_each_entry(fid, fid_head(dentry), vfs_node) {
+		if (!uid_eq(fid->uid, uid))
+			continue;
+		n++;
+		if (!found && refcount_read(&fid->ref) == 1)
+			found = fid;
+	}
+	if (n > 1 && found)
+		hlist_del_init(&found->vfs_node);
+	else
+		found = NULL;
+	spin_unlock(&dentry->d_lock);
+	return found;
 }
 
 /*

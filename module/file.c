@@ -230,20 +230,21 @@ int ninep_file_open(struct inode *inode, struct file *file)
 		if (err)
 			return err;
 	}
-	fid = ninep_fid_lookup(file_dentry(file));
-	if (IS_ERR(fid))
-		return PTR_ERR(fid);
+	/* The name check of this path walk may have walked one already. */
+	ofid = ninep_fid_take_spare(file_dentry(file));
+	if (!ofid) {
+		fid = ninep_fid_lookup(file_dentry(file));
+		if (IS_ERR(fid))
+			return PTR_ERR(fid);
+		ofid = ninep_walk_reclaim(inode->i_sb, fid, NULL);
+		ninep_fid_put(fid);
+		if (IS_ERR(ofid))
+			return PTR_ERR(ofid);
+	}
 	of = kzalloc(sizeof(*of), GFP_KERNEL);
 	if (!of) {
-		ninep_fid_put(fid);
-		return -ENOMEM;
-	}
-
-	ofid = ninep_walk_reclaim(inode->i_sb, fid, NULL);
-	ninep_fid_put(fid);
-	if (IS_ERR(ofid)) {
-		err = PTR_ERR(ofid);
-		goto free_of;
+		err = -ENOMEM;
+		goto put_fid;
 	}
 	if (reg)
 		flags = ninep_cache_open_flags(inode, flags);
@@ -265,7 +266,6 @@ int ninep_file_open(struct inode *inode, struct file *file)
 
 put_fid:
 	ninep_fid_put(ofid);
-free_of:
 	kfree(of);
 	return err;
 }

@@ -557,11 +557,12 @@ struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
  * dentry's fid: a fid follows its file across a rename on the server, so
  * it would vouch for a name that now means another file or nothing. 1 if
  * it does (renewed; the walked fid is kept if the dentry had none for this
- * user), 0 if the name is gone, another file, or (negative dentry) there
- * now; the walk's error if the server could not tell, so that a failed
- * connection does not throw good dentries away.
+ * user, or as the fid of the open of a regular file that @flags say the
+ * path walk leads to), 0 if the name is gone, another file, or (negative
+ * dentry) there now; the walk's error if the server could not tell, so
+ * that a failed connection does not throw good dentries away.
  */
-static int ninep_dentry_check(struct dentry *dentry)
+static int ninep_dentry_check(struct dentry *dentry, unsigned int flags)
 {
 	struct inode *inode = d_inode(dentry);
 	unsigned long when = jiffies;
@@ -584,7 +585,10 @@ static int ninep_dentry_check(struct dentry *dentry)
 		if (ret == -ENOENT)
 			ret = inode ? 0 : 1;
 	} else if (inode && ninep_same_file(inode, &fid->qid)) {
-		ninep_dentry_keep_fid(dentry, fid, dfid->uid);
+		if ((flags & LOOKUP_OPEN) && S_ISREG(inode->i_mode))
+			ninep_dentry_keep_spare(dentry, fid, dfid->uid);
+		else
+			ninep_dentry_keep_fid(dentry, fid, dfid->uid);
 		ret = 1;
 	} else {
 		ninep_fid_put(fid);
@@ -615,7 +619,7 @@ static int ninep_d_revalidate(struct dentry *dentry, unsigned int flags)
 		return 1;
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;
-	return ninep_dentry_check(dentry);
+	return ninep_dentry_check(dentry, flags);
 }
 
 /*

@@ -233,13 +233,16 @@ void ninep_rename_stale(struct inode *old_dir, struct inode *new_dir,
 			struct dentry *old_dentry, struct dentry *new_dentry);
 void ninep_removed(struct inode *dir, struct dentry *dentry, int err);
 
-/* fid.c: the fids of dentries, one per user */
+/* fid.c: the fids of dentries, one per user (two before an open) */
 struct ninep_fid *ninep_session_attach(struct ninep_session *s, kuid_t uid,
 				       struct ninep_fid *afid);
 kuid_t ninep_mount_uid(const struct ninep_session *s);
 struct ninep_fid *ninep_fid_lookup(struct dentry *dentry);
 void ninep_dentry_keep_fid(struct dentry *dentry, struct ninep_fid *fid,
 			   kuid_t uid);
+void ninep_dentry_keep_spare(struct dentry *dentry, struct ninep_fid *fid,
+			     kuid_t uid);
+struct ninep_fid *ninep_fid_take_spare(struct dentry *dentry);
 void ninep_dentry_put_fids(struct dentry *dentry);
 
 int ninep_atomic_open(struct inode *dir, struct dentry *dentry,

@@ -26,6 +26,10 @@
 # made on the export, the first open after actimeo does; cto asks at each open;
 # a lookup that would lower a cached file's size leaves its attributes
 # untrusted; with cache=none nocto changes nothing.
+# Opens: the requests of an open of a cached file within actimeo and after
+# it (four with cto: the check's Twalk after actimeo is the open's fid), and
+# of a stat after it; a file renamed over, changed at the same size, or
+# removed on the export between two opens is seen by the next one.
 # timeout: 600
 . /v9fs/tests/lib.sh
 
@@ -402,6 +406,7 @@ fidcap() {
 		_o=$(grep -vc "Too many open files" $T/cap.err)
 		check "... 10 files held open at once: $(wc -l < $T/cap.ok) open, the others fail with EMFILE ($_e), nothing else ($_o)" \
 			test "$_e" -gt 0 -a "$_o" = 0 -a $(($(wc -l < $T/cap.ok) + _e)) = 10
+		grep -v "Too many open files" $T/cap.err | head -n 3 | sed 's/^/#   other: /'
 		kill $_pids 2> /dev/null
 		wait $_pids 2> /dev/null
 		_i=0 _bad=
@@ -499,6 +504,93 @@ nocto() {
 	# no cache: nocto is accepted and changes nothing
 	nocto_seen "$_nl" cache=none,nocto 0
 	rm -f "$EXP/nc"
+}
+
+# reqs CMD...: the requests v9fsd received while CMD ran, by type and sorted
+# by name ("Tclunk:1 Tgetattr:1 ...")
+reqs() {
+	v9fsd_count $P Tversion > /dev/null
+	cp /tmp/v9fsd.$P.stats $T/reqs.0
+	"$@" > /dev/null 2>&1
+	v9fsd_count $P Tversion > /dev/null
+	awk 'FNR == NR { b[$1] = $2; next }
+		$1 ~ /^T/ && $2 > b[$1] { print $1 ":" $2 - b[$1] }' $T/reqs.0 /tmp/v9fsd.$P.stats |
+		sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# sorted WORD...: the words sorted, as reqs prints them
+sorted() { echo "$*" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'; }
+
+# opens L DIALECT: the requests of an open of a cached file (a file at the
+# mount's top, so that no directory's name is checked on the way;
+# actimeo=2). With cto, within actimeo and after it alike: one Twalk (a
+# clone of the dentry's fid, or after actimeo the name check's, which the
+# open takes as its fid), the Tlopen (Topen), the Tgetattr (Tstat) close-to-
+# open asks for and the Tclunk of the close. With nocto no Tgetattr within
+# actimeo, one after. A stat after actimeo: the name's check (Twalk, Tclunk
+# of the walked fid) and the Tgetattr. Then the export changes the file
+# between two opens: renames another file over it, changes its bytes at the
+# same size (seen at the next open with cto, within actimeo too), removes it
+# (ENOENT at the next open after actimeo).
+opens() {
+	_l=$1 _d=$2 _g=Tgetattr _o=Tlopen
+	[ $_d = 9p2000.u ] && _g=Tstat _o=Topen
+	for _ox in cto nocto; do
+		printf 12345678 > "$EXP/of"
+		if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=2,$_ox > $T/mount.txt 2>&1; then
+			not_ok "$_l: mount cache=loose,actimeo=2,$_ox: $(tail -n 1 $T/mount.txt)"
+			continue
+		fi
+		cat $A/of > /dev/null
+		_in=$(reqs cat $A/of)
+		sleep 2.5
+		_af=$(reqs cat $A/of)
+		sleep 2.5
+		_st=$(reqs stat $A/of)
+		_want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:1)
+		[ $_ox = nocto ] && _want=$(sorted Twalk:1 $_o:1 Tclunk:1)
+		check "$_l: $_ox: an open of a cached file within actimeo sends $_want ($_in)" \
+			test "$_in" = "$_want"
+		_want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:1)
+		check "$_l: $_ox: an open after actimeo, the name checked, sends $_want ($_af)" \
+			test "$_af" = "$_want"
+		_want=$(sorted Twalk:1 $_g:1 Tclunk:1)
+		check "$_l: $_ox: a stat after actimeo sends $_want ($_st)" test "$_st" = "$_want"
+		umount_9p $A
+	done
+
+	printf aaaa > "$EXP/of"
+	printf bbbb > "$EXP/og"
+	if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=2 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,actimeo=2: $(tail -n 1 $T/mount.txt)"
+		return
+	fi
+	_s0=$(cat $A/of)
+	_i0=$(ino $A/of)
+	mv "$EXP/og" "$EXP/of"
+	sleep 2.5
+	_s=$(cat $A/of)
+	check "$_l: the export renamed another file over a cached one: the next open after actimeo reads it ($_s0, then $_s; inode $_i0, then $(ino $A/of), export $(ino "$EXP/of"))" \
+		test "$_s0" = aaaa -a "$_s" = bbbb -a "$(ino $A/of)" = "$(ino "$EXP/of")"
+	# 9P2000.u times are whole seconds: the change comes in a later one
+	[ $_d = 9p2000.u ] && sleep 1.1
+	printf cccc > "$EXP/of"
+	_s=$(cat $A/of)
+	check "$_l: the export changed the bytes at the same size: the next open (within actimeo) reads them ($_s)" \
+		test "$_s" = cccc
+	[ $_d = 9p2000.u ] && sleep 1.1
+	printf dddd > "$EXP/of"
+	sleep 2.5
+	_s=$(cat $A/of)
+	check "$_l: ... again, the next open after actimeo reads them ($_s)" test "$_s" = dddd
+	rm "$EXP/of"
+	sleep 2.5
+	cat $A/of > $T/of.txt 2>&1
+	_rc=$?
+	check "$_l: the export removed the file: the next open after actimeo fails with ENOENT ($_rc: $(cat $T/of.txt))" \
+		sh -c "test $_rc != 0 && grep -q 'No such file' $T/of.txt"
+	umount_9p $A
+	rm -f "$EXP/of" "$EXP/og"
 }
 
 # run L DIALECT: the checks over one dialect
@@ -602,6 +694,7 @@ run() {
 	attrs "$_l" $_d
 	mounted_names "$_l" $_d
 	nocto "$_l" $_d
+	opens "$_l" $_d
 	[ $_d = 9p2000.L ] || return
 	export_names "$_l" $_d
 	concurrent "$_l" $_d
