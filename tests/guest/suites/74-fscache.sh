@@ -231,11 +231,16 @@ else
 	cat $M/r1 $M/r2 $M/r3 $M/r4 > /dev/null
 	remount
 	b=$(v9fsd_count $P Tread)
+	pids=
 	for i in 1 2 3 4; do
 		cat $M/r$i > $T/out$i &
+		pids="$pids $!"
 		cat $M/r$((i % 4 + 1)) > $T/out$i.b &
+		pids="$pids $!"
 	done
-	wait
+	for pid in $pids; do
+		wait $pid
+	done
 	n=$(($(v9fsd_count $P Tread) - b))
 	bad=0
 	for i in 1 2 3 4; do
