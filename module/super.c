@@ -291,7 +291,7 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case NINEP_OPT_CACHE:
 		if (result.int_32 == NINEP_CACHE_FSCACHE &&
 		    !ninep_fscache_available())
-			return invalfc(fc, "cache=%s is not supported by this module: the kernel has no fscache",
+			return invalfc(fc, "cache=%s needs a kernel built with fscache",
 				       param->string);
 		s->cache = result.int_32;
 		break;
