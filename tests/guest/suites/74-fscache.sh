@@ -13,7 +13,8 @@
 #   - a file changed on the export between two mounts, same size: the in-tree
 #     client keys its cached data on qid.version, which v9fsd (as diod) keeps 0.
 # Ours (9P, tcp, v9fsd; 9p2000.L, and 9p2000.u for the read from the disk
-# cache), all asserted:
+# cache), all asserted (on a kernel without fscache: that it refuses
+# cache=fscache, naming it, and nothing else):
 #   - with no cache bound, cache=fscache mounts and reads right;
 #   - a file read whole, then again after umount, a new mount and drop_caches:
 #     the same bytes and 0 Tread (the fscache statistics shown);
@@ -75,6 +76,30 @@ if ! v9fsd_start "$EXP" $P; then
 	not_ok "v9fsd serves $EXP"
 	exit 0
 fi
+# A kernel without fscache (the debug kernel): ours refuses cache=fscache.
+modprobe -q fscache 2> /dev/null
+modprobe -q netfs 2> /dev/null
+if [ ! -d /proc/fs/fscache ]; then
+	if ! load_client 9P; then
+		not_ok "load our client"
+	else
+		klog_base=$(dmesg | wc -l)
+		if mount_9p 9P tcp 9p2000.L $P $M "cache=fscache" > $T/mount.txt 2>&1; then
+			not_ok "9P: cache=fscache is refused on a kernel without fscache"
+			umount_9p $M
+		elif dmesg | tail -n +$((klog_base + 1)) | grep -q "cache=fscache"; then
+			ok "9P: cache=fscache is refused on a kernel without fscache, the option named in the kernel log"
+		else
+			not_ok "9P: cache=fscache is refused on a kernel without fscache, the option named in the kernel log"
+		fi
+		unload_client 9P
+	fi
+	skip "cache=fscache with a disk cache" "this kernel has no fscache"
+	v9fsd_stop
+	rm -rf "$EXP" "$T"
+	exit 0
+fi
+
 dd if=/dev/urandom of="$EXP/nocache" bs=1000 count=300 2> /dev/null
 if load_client 9P; then
 	if mount_9p 9P tcp 9p2000.L $P $M "cache=fscache" > $T/mount.txt 2>&1; then
