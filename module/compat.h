@@ -134,13 +134,19 @@ static inline void ninep_inode_init_ts(struct inode *inode)
  * A cache's ->prepare_write() takes the most the length may grow to (6.12),
  * here the length asked for: the range is whole pages already.
  */
+#if IS_ENABLED(CONFIG_FSCACHE)
+#include <linux/netfs.h>
+
+static inline int ninep_cache_prepare_write(struct netfs_cache_resources *cres,
+					    loff_t *start, size_t *len,
+					    loff_t i_size)
+{
 #if NINEP_HAVE_PREPARE_WRITE_UPPER
-#define ninep_cache_prepare_write(cres, startp, lenp, i_size)		\
-	((cres)->ops->prepare_write((cres), (startp), (lenp), *(lenp),	\
-				    (i_size), false))
+	return cres->ops->prepare_write(cres, start, len, *len, i_size, false);
 #else
-#define ninep_cache_prepare_write(cres, startp, lenp, i_size)		\
-	((cres)->ops->prepare_write((cres), (startp), (lenp), (i_size), false))
+	return cres->ops->prepare_write(cres, start, len, i_size, false);
+#endif
+}
 #endif
 
 #endif /* NINEP_COMPAT_H */
