@@ -63,6 +63,15 @@ static inline void ninep_set_mtime(struct inode *inode, struct timespec64 ts)
 #define ninep_splice_read	generic_file_splice_read
 #endif
 
+static inline struct timespec64 ninep_get_mtime(const struct inode *inode)
+{
+#if NINEP_HAVE_ATIME_TS
+	return inode_get_mtime(inode);
+#else
+	return inode->i_mtime;
+#endif
+}
+
 /* A new inode's times: now, as simple_inode_init_ts() does in 6.12. */
 static inline void ninep_inode_init_ts(struct inode *inode)
 {
@@ -119,6 +128,25 @@ static inline void ninep_inode_init_ts(struct inode *inode)
 #define ninep_get_inode_acl	get_inode_acl
 #else
 #define ninep_get_inode_acl	get_acl
+#endif
+
+/*
+ * A cache's ->prepare_write() takes the most the length may grow to (6.12),
+ * here the length asked for: the range is whole pages already.
+ */
+#if IS_ENABLED(CONFIG_FSCACHE)
+#include <linux/netfs.h>
+
+static inline int ninep_cache_prepare_write(struct netfs_cache_resources *cres,
+					    loff_t *start, size_t *len,
+					    loff_t i_size)
+{
+#if NINEP_HAVE_PREPARE_WRITE_UPPER
+	return cres->ops->prepare_write(cres, start, len, *len, i_size, false);
+#else
+	return cres->ops->prepare_write(cres, start, len, i_size, false);
+#endif
+}
 #endif
 
 #endif /* NINEP_COMPAT_H */

@@ -194,6 +194,7 @@ static int ninep_cache_revalidate(struct inode *inode, struct ninep_fid *fid,
 	}
 	ctime = inode_get_ctime(inode);
 	size = i_size_read(inode);
+	ninep_fscache_revalidate(inode);
 	if (inode->i_mapping->nrpages &&
 	    (!timespec64_equal(&ctime, &vi->cache_ctime) ||
 	     size != vi->cache_size) &&
@@ -259,6 +260,8 @@ int ninep_file_open(struct inode *inode, struct file *file)
 
 	of->fid = ofid;
 	file->private_data = of;
+	if (reg)
+		ninep_fscache_open(inode, file);
 	/* Mappings made from now on see the file as it is now. */
 	if (reg && !ninep_cache_loose(inode) && inode->i_mapping->nrpages)
 		invalidate_inode_pages2(inode->i_mapping);
@@ -283,6 +286,7 @@ int ninep_file_release(struct inode *inode, struct file *file)
 	 */
 	if (ninep_cache_writeback(inode) && (file->f_mode & FMODE_WRITE))
 		ninep_write_back_range(inode, 0, LLONG_MAX);
+	ninep_fscache_release(inode, file);
 	file->private_data = NULL;
 	ninep_fid_put(of->fid);
 	kvfree(of->dbuf);
@@ -465,12 +469,17 @@ static int ninep_fill_folio(struct ninep_fid *fid, struct folio *folio)
 		.bv_len = len,
 		.bv_offset = 0,
 	};
+	struct inode *inode = folio->mapping->host;
+	struct ninep_fscache_io fio;
 	struct iov_iter to;
 	ssize_t n;
 
 	iov_iter_bvec(&to, ITER_DEST, &bv, 1, len);
-	n = ninep_read(fid, folio_pos(folio), &to,
-		       i_size_read(folio->mapping->host));
+	n = ninep_fscache_read(inode, folio_pos(folio), &to, &fio);
+	if (n < 0) {
+		n = ninep_read(fid, folio_pos(folio), &to, i_size_read(inode));
+		ninep_fscache_write(inode, folio_pos(folio), &bv, 1, n, &fio);
+	}
 	if (n < 0)
 		return n;
 	if (n < len)
@@ -569,6 +578,7 @@ static void ninep_readahead(struct readahead_control *ractl)
 	loff_t pos = readahead_pos(ractl);
 	struct file *file = ractl->file;
 	struct folio **folios, *folio;
+	struct ninep_fscache_io fio;
 	struct bio_vec *bv;
 	struct iov_iter to;
 	size_t len = 0, left;
@@ -593,7 +603,12 @@ static void ninep_readahead(struct readahead_control *ractl)
 		len += folio_size(folio);
 	}
 	iov_iter_bvec(&to, ITER_DEST, bv, n, len);
-	got = ninep_read(ninep_file_fid(file), pos, &to, i_size_read(inode));
+	got = ninep_fscache_read(inode, pos, &to, &fio);
+	if (got < 0) {
+		got = ninep_read(ninep_file_fid(file), pos, &to,
+				 i_size_read(inode));
+		ninep_fscache_write(inode, pos, bv, n, got, &fio);
+	}
 	left = got > 0 ? got : 0;
 	for (i = 0; i < n; i++) {
 		size_t size = folio_size(folios[i]);
@@ -869,6 +884,7 @@ void ninep_size_truncate_pages(struct inode *inode, loff_t size)
 {
 	ninep_i_size_set(inode, size, false);
 	truncate_pagecache(inode, size);
+	ninep_fscache_resize(inode);
 }
 
 /* Dirty pages go back before the inode goes; so does the write-back fid. */
@@ -879,6 +895,7 @@ void ninep_evict_inode(struct inode *inode)
 	if (vi->wb_fid)
 		ninep_write_back_range(inode, 0, LLONG_MAX);
 	truncate_inode_pages_final(&inode->i_data);
+	ninep_fscache_evict(inode);
 	clear_inode(inode);
 	if (vi->wb_fid) {
 		ninep_fid_put(vi->wb_fid);

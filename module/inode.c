@@ -45,6 +45,7 @@ struct inode *ninep_alloc_inode(struct super_block *sb)
 	atomic_set(&vi->wb_gen, 0);
 	vi->cache_ctime = (struct timespec64){};
 	vi->cache_size = 0;
+	vi->fscache = NULL;
 	/* Never fetched: stale until a reply is applied. */
 	vi->attr_time = 0;
 	vi->attr_fetched = 0;
@@ -377,6 +378,7 @@ struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			inode->i_gid = ninep_extended(s) ? current_fsgid() : s->gid;
 			ninep_inode_init_ts(inode);
 		}
+		ninep_fscache_inode_init(inode, !st && !ga);
 		unlock_new_inode(inode);
 	} else if (st) {
 		ninep_stat_to_inode(inode, st, NINEP_NO_GEN);
@@ -411,7 +413,7 @@ int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 
 static bool ninep_attr_caching(const struct ninep_session *s)
 {
-	return s->cache == NINEP_CACHE_LOOSE && s->actimeo;
+	return s->cache >= NINEP_CACHE_LOOSE && s->actimeo;
 }
 
 /*
@@ -842,6 +844,7 @@ static int ninep_vfs_create(struct ninep_idmap *idmap, struct inode *dir,
 /* finish_open() callback for a file the create message already opened. */
 static int ninep_open_created(struct inode *inode, struct file *file)
 {
+	ninep_fscache_open(inode, file);
 	return 0;
 }
 

@@ -49,9 +49,9 @@ static const struct constant_table ninep_version_names[] = {
 	{}
 };
 
-/* The in-tree client's names; the ones not implemented here are refused. */
+/* The in-tree client's names. */
 static const struct constant_table ninep_cache_names[] = {
-	{ "fscache",	-1 },
+	{ "fscache",	NINEP_CACHE_FSCACHE },
 	{ "loose",	NINEP_CACHE_LOOSE },
 	{ "mmap",	NINEP_CACHE_MMAP },
 	{ "none",	NINEP_CACHE_NONE },
@@ -97,6 +97,7 @@ static void ninep_session_free(struct ninep_session *s)
 {
 	if (!s)
 		return;
+	ninep_fscache_session_exit(s);
 	if (s->clnt)
 		ninep_client_destroy(s->clnt);
 	kfree(s->addr);
@@ -288,8 +289,9 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		s->flags |= NINEP_NOXATTR;
 		break;
 	case NINEP_OPT_CACHE:
-		if (result.int_32 < 0)
-			return invalfc(fc, "cache=%s is not supported by this module",
+		if (result.int_32 == NINEP_CACHE_FSCACHE &&
+		    !ninep_fscache_available())
+			return invalfc(fc, "cache=%s needs a kernel built with fscache",
 				       param->string);
 		s->cache = result.int_32;
 		break;
@@ -363,6 +365,8 @@ static int ninep_show_options(struct seq_file *m, struct dentry *root)
 		seq_puts(m, ",cache=mmap");
 	else if (s->cache == NINEP_CACHE_LOOSE)
 		seq_puts(m, ",cache=loose");
+	else if (s->cache == NINEP_CACHE_FSCACHE)
+		seq_puts(m, ",cache=fscache");
 	if (root->d_sb->s_flags & SB_POSIXACL)
 		seq_puts(m, ",posixacl");
 	if (s->flags & NINEP_ACTIMEO_GIVEN)
@@ -502,6 +506,9 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (s->flags & NINEP_POSIXACL)
 		sb->s_flags |= SB_POSIXACL;
 
+	err = ninep_fscache_session_init(s);
+	if (err)
+		return err;
 	err = super_setup_bdi(sb);
 	if (err)
 		return err;

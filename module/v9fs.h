@@ -12,8 +12,12 @@
 #include <linux/rwsem.h>
 #include <linux/uidgid.h>
 
+struct fscache_volume;
+struct fscache_cookie;
+
 #include "client.h"
 #include "compat.h"
+#include "fscache.h"
 
 #define NINEP_MAGIC		0x01021997	/* the seed's V9FS_WIRE_MAGIC */
 #define NINEP_DEFAULT_USER	"nobody"	/* the seed's V9FS_DEFUSER */
@@ -50,6 +54,7 @@ enum ninep_cache_mode {
 	NINEP_CACHE_NONE,	/* page cache only for read-only/private maps */
 	NINEP_CACHE_MMAP,	/* shared writable mappings, written back */
 	NINEP_CACHE_LOOSE,	/* mmap, and read(2)/write(2) through the cache */
+	NINEP_CACHE_FSCACHE,	/* loose, and file data on disk (fscache.c) */
 };
 
 /*
@@ -83,6 +88,7 @@ struct ninep_session {
 
 	struct ninep_client *clnt;
 	enum v9p_dialect dialect;	/* negotiated */
+	struct fscache_volume *fscache;	/* cache=fscache: the disk cache */
 };
 
 /*
@@ -108,6 +114,7 @@ struct ninep_inode {
 	unsigned long attr_time;
 	int attr_fetched;
 	int attr_stale;
+	struct fscache_cookie *fscache;	/* cache=fscache, regular files */
 	struct inode vfs_inode;
 };
 
@@ -164,10 +171,13 @@ static inline bool ninep_cache_writeback(const struct inode *inode)
 	return ninep_inode_session(inode)->cache >= NINEP_CACHE_MMAP;
 }
 
-/* read(2) and write(2) of regular files go through the page cache. */
+/*
+ * read(2) and write(2) of regular files go through the page cache:
+ * cache=loose and cache=fscache.
+ */
 static inline bool ninep_cache_loose(const struct inode *inode)
 {
-	return ninep_inode_session(inode)->cache == NINEP_CACHE_LOOSE;
+	return ninep_inode_session(inode)->cache >= NINEP_CACHE_LOOSE;
 }
 
 static inline struct ninep_fid *ninep_file_fid(const struct file *file)

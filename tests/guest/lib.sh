@@ -37,6 +37,11 @@ load_client() {
 	9P)
 		grep -qw 9P /proc/filesystems && return 0
 		virtio_core
+		# insmod loads none of the modules it links against (fscache,
+		# netfs): the ones its .modinfo names, through modprobe.
+		for _dep in $(tr '\0' '\n' < "$V9FS_KO" | sed -n 's/^depends=//p' | tr , ' '); do
+			modprobe -q "$_dep"
+		done
 		insmod "$V9FS_KO" ;;
 	9p)
 		grep -qw 9p /proc/filesystems || modprobe 9p || return 1

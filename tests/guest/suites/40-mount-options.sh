@@ -100,7 +100,7 @@ fi
 
 # --- refused: unknown and malformed options, before any connection -------
 bad "port=$P,bogus" "bogus"
-bad "port=$P,cache=fscache" "cache"
+bad "port=$P,cache=bogus" "cache"
 bad "port=abc" "'port'"
 bad "port=0" "port=0"
 bad "port=70000" "port=70000"
@@ -185,6 +185,12 @@ good "port=$P,version=9p2000" 127.0.0.1 "version=9p2000" version=9p2000 noextend
 good "port=$P,timeout=7" 127.0.0.1 "timeout=" timeout=7 && umount_m
 good "port=$P,cache=loose" 127.0.0.1 "cache=loose" cache=loose && umount_m
 good "port=$P,cache=loose,actimeo=0" 127.0.0.1 "actimeo=" cache=loose actimeo=0 && umount_m
+# A kernel without fscache (the debug kernel) has no /proc/fs/fscache.
+if [ -d /proc/fs/fscache ]; then
+	good "port=$P,cache=fscache" 127.0.0.1 "cache=fscache (no cache bound)" cache=fscache && umount_m
+else
+	bad "port=$P,cache=fscache" "cache=fscache"
+fi
 good "port=$P,actimeo=3600" 127.0.0.1 "actimeo= without cache=loose" actimeo=3600 && umount_m
 
 # --- access=: as given; the defaults of each dialect ------------------------
