@@ -23,7 +23,8 @@
 #   - a file written through the mount (after it was cached), then read after
 #     a new mount: what was written;
 #   - fsx on a cache=fscache mount, then the file read after a new mount and
-#     again from the disk cache: the export's bytes;
+#     again from the disk cache: the export's bytes; four fsx at once, their
+#     files read after a new mount: the export's bytes;
 #   - 4 readers at once of files the disk cache holds (sizes not whole pages
 #     among them): the export's bytes, 0 Tread;
 #   - the cache withdrawn (cachebind killed) while a file is being read: reads
@@ -248,6 +249,32 @@ else
 	n=$(treads cat $M/fsx.file)
 	check "9P: fsx's file again after a new mount is the export's" cmp $M/fsx.file "$EXP/fsx.file"
 	diag "9P: fsx's file again after a new mount: $n Tread"
+
+	# four fsx at once, each file then read after a new mount
+	pids=
+	for i in 1 2 3 4; do
+		timeout 240 /v9fs/bin/fsx -q -N 500 -l 131072 -o 16384 -S $((SEED + i)) \
+			$M/fsx.par$i > $T/par$i.out 2>&1 &
+		pids="$pids $!"
+	done
+	bad=
+	i=0
+	for p in $pids; do
+		i=$((i + 1))
+		wait $p || bad="$bad $i"
+	done
+	check "9P: 4 fsx at once on cache=fscache, 500 ops each, seeds $SEED+1..4 (failed:${bad:- none})" \
+		[ -z "$bad" ]
+	for i in $bad; do
+		tail -n 20 $T/par$i.out | sed "s/^/#   [$i] /"
+	done
+	remount
+	bad=
+	for i in 1 2 3 4; do
+		cmp -s $M/fsx.par$i "$EXP/fsx.par$i" || bad="$bad $i"
+	done
+	check "9P: the 4 fsx files after a new mount are the export's (differ:${bad:- none})" \
+		[ -z "$bad" ]
 
 	# readers at once, from a warm disk cache
 	for i in 1 2 3 4; do
