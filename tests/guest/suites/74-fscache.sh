@@ -253,15 +253,14 @@ else
 	# four fsx at once, each file then read after a new mount
 	pids=
 	for i in 1 2 3 4; do
-		timeout 240 /v9fs/bin/fsx -q -N 500 -l 131072 -o 16384 -S $((SEED + i)) \
-			$M/fsx.par$i > $T/par$i.out 2>&1 &
+		(timeout 240 /v9fs/bin/fsx -q -N 500 -l 131072 -o 16384 -S $((SEED + i)) \
+			$M/fsx.par$i > $T/par$i.out 2>&1; echo $? > $T/par$i.rc) &
 		pids="$pids $!"
 	done
+	wait $pids
 	bad=
-	i=0
-	for p in $pids; do
-		i=$((i + 1))
-		wait $p || bad="$bad $i"
+	for i in 1 2 3 4; do
+		[ "$(cat $T/par$i.rc 2> /dev/null)" = 0 ] || bad="$bad $i"
 	done
 	check "9P: 4 fsx at once on cache=fscache, 500 ops each, seeds $SEED+1..4 (failed:${bad:- none})" \
 		[ -z "$bad" ]
