@@ -6,12 +6,16 @@
  *   tcp:HOST:PORT   tcp:[V6ADDR]:PORT   tcp!HOST!PORT   HOST:PORT
  *   unix:PATH       unix!PATH
  * HOST "*" (or empty) is every address; a missing port is 564.
+ * A service manager may pass listening sockets instead or as well
+ * (srv_listen_inherit()) and be told when the server is ready.
  * Each accepted connection gets its own thread (its reader); requests run
  * in the shared worker pool.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +124,41 @@ static int parse_sockaddr(const char *host, const char *port,
 	return 0;
 }
 
+/* A listener's name as printed, from the address it is bound to. */
+static void name_listener(struct listener *l)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char h[INET6_ADDRSTRLEN] = "?";
+
+	memset(&ss, 0, sizeof(ss));
+	getsockname(l->fd, (struct sockaddr *)&ss, &sl);
+	if (ss.ss_family == AF_UNIX) {
+		const struct sockaddr_un *su = (const struct sockaddr_un *)&ss;
+		size_t n = sl > offsetof(struct sockaddr_un, sun_path) ?
+			   sl - offsetof(struct sockaddr_un, sun_path) : 0;
+
+		/* an abstract name starts with a NUL: shown as '@' */
+		if (n && su->sun_path[0] == '\0')
+			snprintf(l->name, sizeof(l->name), "unix:@%.*s",
+				 (int)(n - 1), su->sun_path + 1);
+		else
+			snprintf(l->name, sizeof(l->name), "unix:%.*s",
+				 (int)strnlen(su->sun_path, n), su->sun_path);
+	} else if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, h, sizeof(h));
+		snprintf(l->name, sizeof(l->name), "tcp:%s:%u", h, ntohs(s4->sin_port));
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, h, sizeof(h));
+		snprintf(l->name, sizeof(l->name), "tcp:[%s]:%u", h,
+			 ntohs(s6->sin6_port));
+	}
+}
+
 static int add_tcp(const char *hostport, char sep)
 {
 	struct sockaddr_storage sa;
@@ -150,25 +189,7 @@ static int add_tcp(const char *hostport, char sep)
 	}
 	l = &listeners[n_listeners++];
 	l->fd = fd;
-	{
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		char h[INET6_ADDRSTRLEN] = "?";
-
-		getsockname(fd, (struct sockaddr *)&ss, &sl);
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-			inet_ntop(AF_INET, &s4->sin_addr, h, sizeof(h));
-			snprintf(l->name, sizeof(l->name), "tcp:%s:%u", h, ntohs(s4->sin_port));
-		} else {
-			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-			inet_ntop(AF_INET6, &s6->sin6_addr, h, sizeof(h));
-			snprintf(l->name, sizeof(l->name), "tcp:[%s]:%u", h,
-				 ntohs(s6->sin6_port));
-		}
-	}
+	name_listener(l);
 	return 0;
 }
 
@@ -223,6 +244,97 @@ int srv_listen_add(const char *addr)
 	if (strchr(addr, '/'))
 		return add_unix(addr);
 	return add_tcp(addr, ':');
+}
+
+/*
+ * Listening sockets passed by a service manager (systemd's socket
+ * activation): LISTEN_FDS of them from descriptor 3 on, if LISTEN_PID is
+ * this process (else they were meant for another and are left alone).
+ * Each must be a listening stream socket of tcp or unix; anything else is
+ * refused, as serving on what was not meant for it would be worse than
+ * not starting. The variables are removed, so nothing started later takes
+ * them for its own. Returns how many were taken, or -1.
+ */
+int srv_listen_inherit(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	unsigned long n, p;
+	char *end;
+	int taken = 0;
+
+	if (!pid || !fds)
+		return 0;
+	errno = 0;
+	p = strtoul(pid, &end, 10);
+	if (errno || !*pid || *end || p != (unsigned long)getpid())
+		return 0;
+	n = strtoul(fds, &end, 10);
+	if (errno || !*fds || *end || n > MAX_LISTENERS - (unsigned long)n_listeners) {
+		fprintf(stderr, "v9fsd: bad LISTEN_FDS '%s' (at most %d sockets)\n",
+			fds, MAX_LISTENERS - n_listeners);
+		return -1;
+	}
+	for (int fd = 3; fd < 3 + (int)n; fd++) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(int), sl = sizeof(ss);
+		int type = 0, acc = 0;
+		struct listener *l;
+
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0 ||
+		    type != SOCK_STREAM || !acc ||
+		    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6 &&
+		     ss.ss_family != AF_UNIX)) {
+			fprintf(stderr, "v9fsd: passed descriptor %d is not a listening tcp or unix stream socket\n",
+				fd);
+			return -1;
+		}
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		l = &listeners[n_listeners++];
+		l->fd = fd;
+		l->is_unix = ss.ss_family == AF_UNIX;
+		name_listener(l);	/* its file is the manager's: never unlinked */
+		taken++;
+	}
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	return taken;
+}
+
+/*
+ * Tell a service manager (systemd's Type=notify) how the server is:
+ * "READY=1" once it listens, "STOPPING=1" as it exits. NOTIFY_SOCKET is a
+ * datagram socket's path, or an abstract name after '@'. Best effort: a
+ * manager that does not listen changes nothing here.
+ */
+void srv_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sun;
+	socklen_t len;
+	size_t n;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	n = strlen(path);
+	if (n >= sizeof(sun.sun_path))
+		return;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, n);
+	if (path[0] == '@')
+		sun.sun_path[0] = '\0';
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL,
+		   (struct sockaddr *)&sun, len) < 0 && srv_cfg.debug)
+		fprintf(stderr, "v9fsd: cannot notify %s: %s\n", path, strerror(errno));
+	close(fd);
 }
 
 void srv_listen_print(FILE *fp)

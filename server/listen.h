@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 int srv_listen_add(const char *addr);
+int srv_listen_inherit(void);
+void srv_notify(const char *state);
 int srv_listen_count(void);
 void srv_listen_print(FILE *fp);
 void srv_listen_loop(void);

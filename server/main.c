@@ -128,6 +128,7 @@ static void *signal_thread(void *arg)
 			write_stats();
 			continue;
 		}
+		srv_notify("STOPPING=1");
 		write_stats();
 		srv_listen_cleanup();
 		_exit(0);
@@ -186,7 +187,7 @@ static int drop_privileges(void)
 int main(int argc, char **argv)
 {
 	const char *export = NULL, *addrs[32];
-	int naddrs = 0, nthreads = 8, opt;
+	int naddrs = 0, nthreads = 8, opt, passed;
 	bool single = false, foreground = false, run_as = false;
 	const char *map_user = NULL;
 	unsigned long v;
@@ -279,6 +280,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* passed sockets sit at descriptor 3 on: before anything is opened */
+	passed = srv_listen_inherit();
+	if (passed < 0)
+		return 1;
+	if (single && passed) {
+		fprintf(stderr, "v9fsd: -s and passed listening sockets exclude each other\n");
+		return 2;
+	}
+
 	signal(SIGPIPE, SIG_IGN);
 	/* a descriptor per fid: raise the soft limit as far as allowed */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -290,7 +300,7 @@ int main(int argc, char **argv)
 
 	if (open_export(export) < 0)
 		return 1;
-	if (!single && !naddrs) {
+	if (!single && !naddrs && !passed) {
 		/* loopback only unless told otherwise; IPv6 if the host has it */
 		if (srv_listen_add("tcp:127.0.0.1:564") < 0)
 			return 1;
@@ -304,6 +314,18 @@ int main(int argc, char **argv)
 		return 1;
 	srv_cfg.as_root = geteuid() == 0;
 
+	/*
+	 * Blocked before the server says it listens (every thread inherits
+	 * the mask), taken by the signal thread once it runs: a SIGTERM right
+	 * after that line waits for it rather than killing the process.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
 	if (!single) {
 		if (foreground)
 			srv_listen_print(stderr);
@@ -313,12 +335,6 @@ int main(int argc, char **argv)
 		}
 	}
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (pthread_create(&st, NULL, signal_thread, &set) != 0 ||
 	    srv_pool_start(nthreads < (int)srv_cfg.max_threads ? nthreads :
 			   (int)srv_cfg.max_threads, (int)srv_cfg.max_threads) < 0) {
@@ -337,6 +353,7 @@ int main(int argc, char **argv)
 		pthread_join(st, NULL);
 		return 1;
 	}
+	srv_notify("READY=1");
 	srv_listen_loop();
 	write_stats();
 	srv_listen_cleanup();
