@@ -44,19 +44,14 @@ struct ninep_fid *ninep_attach(struct ninep_client *c, struct ninep_fid *afid,
 	return fid;
 }
 
-/* One Twalk of at most 16 names from @fid to @newfid. */
-static int walk_once(struct ninep_fid *fid, struct ninep_fid *newfid,
-		     unsigned int n, const char *const *names)
+/* A Twalk of at most 16 names from @fid to @newfid, packed into @f. */
+int ninep_walk_pack(struct v9p_fcall *f, struct ninep_fid *fid,
+		    struct ninep_fid *newfid, unsigned int n,
+		    const char *const *names)
 {
-	struct ninep_client *c = fid->clnt;
-	struct v9p_fcall *f;
-	struct ninep_req *req;
 	unsigned int i;
 	int err;
 
-	f = kzalloc(sizeof(*f), GFP_NOFS);
-	if (!f)
-		return -ENOMEM;
 	f->type = V9P_TWALK;
 	f->twalk.fid = fid->fid;
 	f->twalk.newfid = newfid->fid;
@@ -64,21 +59,20 @@ static int walk_once(struct ninep_fid *fid, struct ninep_fid *newfid,
 	for (i = 0; i < n; i++) {
 		err = v9p_str_set(&f->twalk.wname[i], names[i]);
 		if (err)
-			goto out;
+			return err;
 	}
-	/*
-	 * Only the first walk into a fresh newfid can leave the server
-	 * holding a fid we do not know about; a later one moves a fid that
-	 * is established already.
-	 */
-	req = ninep_rpc(c, f, NINEP_SMALL_RBUF,
-			newfid->established ? NULL : ninep_fid_get(newfid));
-	if (IS_ERR(req)) {
-		err = PTR_ERR(req);
-		goto out;
-	}
+	return 0;
+}
+
+/* What the Rwalk in @req to the Twalk of @n names means; puts @req. */
+int ninep_walk_reply(struct ninep_req *req, struct ninep_fid *fid,
+		     struct ninep_fid *newfid, unsigned int n)
+{
+	int err;
+
 	if (req->rc.rwalk.nwqid > n) {
-		ninep_client_fail(c, -EPROTO, "Rwalk with more qids than names");
+		ninep_client_fail(req->clnt, -EPROTO,
+				  "Rwalk with more qids than names");
 		err = -EIO;
 	} else if (req->rc.rwalk.nwqid < n) {
 		err = -ENOENT;
@@ -91,6 +85,34 @@ static int walk_once(struct ninep_fid *fid, struct ninep_fid *newfid,
 		err = 0;
 	}
 	ninep_req_put(req);
+	return err;
+}
+
+/* One Twalk of at most 16 names from @fid to @newfid. */
+static int walk_once(struct ninep_fid *fid, struct ninep_fid *newfid,
+		     unsigned int n, const char *const *names)
+{
+	struct v9p_fcall *f;
+	struct ninep_req *req;
+	int err;
+
+	f = kzalloc(sizeof(*f), GFP_NOFS);
+	if (!f)
+		return -ENOMEM;
+	err = ninep_walk_pack(f, fid, newfid, n, names);
+	if (err)
+		goto out;
+	/*
+	 * Only the first walk into a fresh newfid can leave the server
+	 * holding a fid we do not know about; a later one moves a fid that
+	 * is established already.
+	 */
+	req = ninep_rpc(fid->clnt, f, NINEP_SMALL_RBUF,
+			newfid->established ? NULL : ninep_fid_get(newfid));
+	if (IS_ERR(req))
+		err = PTR_ERR(req);
+	else
+		err = ninep_walk_reply(req, fid, newfid, n);
 out:
 	kfree(f);
 	return err;

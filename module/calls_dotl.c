@@ -24,19 +24,47 @@ static int rpc_noreply(struct ninep_client *c, struct v9p_fcall *f)
 	return 0;
 }
 
-int ninep_lopen(struct ninep_fid *fid, u32 flags)
+static void lopen_pack(struct v9p_fcall *f, struct ninep_fid *fid, u32 flags)
 {
-	struct v9p_fcall f = { .type = V9P_TLOPEN };
-	struct ninep_req *req;
+	f->type = V9P_TLOPEN;
+	f->tlopen.fid = fid->fid;
+	f->tlopen.flags = flags;
+}
 
-	f.tlopen.fid = fid->fid;
-	f.tlopen.flags = flags;
-	req = ninep_rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL);
+/* An Rlopen (or the error) in @req, for @fid opened with @flags; puts it. */
+static int lopen_reply(struct ninep_req *req, struct ninep_fid *fid, u32 flags)
+{
 	if (IS_ERR(req))
 		return PTR_ERR(req);
 	fid->qid = req->rc.rlopen.qid;
 	fid->iounit = req->rc.rlopen.iounit;
 	fid->mode = flags & V9P_DOTL_NOACCESS;
+	ninep_req_put(req);
+	return 0;
+}
+
+int ninep_lopen(struct ninep_fid *fid, u32 flags)
+{
+	struct v9p_fcall f;
+
+	lopen_pack(&f, fid, flags);
+	return lopen_reply(ninep_rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL),
+			   fid, flags);
+}
+
+static void getattr_pack(struct v9p_fcall *f, struct ninep_fid *fid, u64 mask)
+{
+	f->type = V9P_TGETATTR;
+	f->tgetattr.fid = fid->fid;
+	f->tgetattr.request_mask = mask;
+}
+
+/* An Rgetattr (or the error) in @req into @ga; puts it. */
+static int getattr_reply(struct ninep_req *req, struct v9p_rgetattr *ga)
+{
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	*ga = req->rc.rgetattr;
 	ninep_req_put(req);
 	return 0;
 }
@@ -67,17 +95,70 @@ int ninep_lcreate(struct ninep_fid *dfid, const char *name, u32 flags,
 
 int ninep_getattr(struct ninep_fid *fid, u64 mask, struct v9p_rgetattr *ga)
 {
-	struct v9p_fcall f = { .type = V9P_TGETATTR };
-	struct ninep_req *req;
+	struct v9p_fcall f;
 
-	f.tgetattr.fid = fid->fid;
-	f.tgetattr.request_mask = mask;
-	req = ninep_rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL);
-	if (IS_ERR(req))
-		return PTR_ERR(req);
-	*ga = req->rc.rgetattr;
-	ninep_req_put(req);
-	return 0;
+	getattr_pack(&f, fid, mask);
+	return getattr_reply(ninep_rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL),
+			     ga);
+}
+
+int ninep_lopen_getattr(struct ninep_fid *fid, u32 flags, u64 mask,
+			struct v9p_rgetattr *ga, int *gerr)
+{
+	struct v9p_fcall f[2];
+	struct ninep_call calls[2] = {
+		{ .f = &f[0], .rcap = NINEP_SMALL_RBUF },
+		{ .f = &f[1], .rcap = NINEP_SMALL_RBUF },
+	};
+
+	lopen_pack(&f[0], fid, flags);
+	getattr_pack(&f[1], fid, mask);
+	ninep_rpc_all(fid->clnt, calls, 2);
+	*gerr = getattr_reply(calls[1].req, ga);
+	return lopen_reply(calls[0].req, fid, flags);
+}
+
+struct ninep_fid *ninep_walk_getattr(struct ninep_fid *dfid, const char *name,
+				     struct ninep_fid *fid, u64 mask,
+				     struct v9p_rgetattr *ga, int *gerr)
+{
+	struct ninep_call calls[2] = {
+		{ .rcap = NINEP_SMALL_RBUF },
+		{ .rcap = NINEP_SMALL_RBUF },
+	};
+	struct ninep_fid *newfid;
+	struct v9p_fcall *f;
+	int err;
+
+	*gerr = -EIO;
+	f = kcalloc(2, sizeof(*f), GFP_NOFS);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	newfid = ninep_fid_new(dfid->clnt);
+	if (IS_ERR(newfid))
+		goto out;
+	err = ninep_walk_pack(&f[0], dfid, newfid, 1, &name);
+	if (err) {
+		ninep_fid_put(newfid);
+		newfid = ERR_PTR(err);
+		goto out;
+	}
+	getattr_pack(&f[1], fid, mask);
+	calls[0].f = &f[0];
+	calls[0].fid = ninep_fid_get(newfid);
+	calls[1].f = &f[1];
+	ninep_rpc_all(dfid->clnt, calls, 2);
+	*gerr = getattr_reply(calls[1].req, ga);
+	err = IS_ERR(calls[0].req) ? PTR_ERR(calls[0].req) :
+	      ninep_walk_reply(calls[0].req, dfid, newfid, 1);
+	if (err) {
+		/* Unused (freed) if the walk failed, as in ninep_walk(). */
+		ninep_fid_put(newfid);
+		newfid = ERR_PTR(err);
+	}
+out:
+	kfree(f);
+	return newfid;
 }
 
 int ninep_setattr(struct ninep_fid *fid, const struct v9p_tsetattr *sa)

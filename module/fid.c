@@ -4,8 +4,8 @@
  * is acting: the mount's one attach (any), the uid given (access=<uid>), or
  * each local fsuid (user, client), which attaches as itself the first time
  * it uses the mount. A dentry's d_fsdata is the head of an hlist of its
- * fids, at most one per uid (two while a name check's fid waits for the
- * open it was walked for), guarded by d_lock; a caller of
+ * fids, at most one per uid (two while a name check's fid of a regular
+ * file waits for the next open of it), guarded by d_lock; a caller of
  * ninep_fid_lookup() gets its own, found or walked from the nearest
  * ancestor that has one for it, and never another user's.
  */
@@ -118,11 +118,11 @@ void ninep_dentry_keep_fid(struct dentry *dentry, struct ninep_fid *fid,
 }
 
 /*
- * A name check walked @fid (for @uid) to the regular file of @dentry for
- * an open later in the same path walk: the dentry keeps it beside the fid
- * it has, at most two per user, for that open to take as its own
- * (ninep_fid_take_spare()) rather than clone one and clunk this. A third
- * is put (clunked) at once.
+ * A name check walked @fid (for @uid) to the regular file of @dentry: the
+ * dentry keeps it beside the fid it has, at most two per user, for the
+ * next open of the file (often the one the path walk is for, or the one
+ * after a stat) to take as its own (ninep_fid_take_spare()) rather than
+ * clone one while this one is clunked. A third is put (clunked) at once.
  */
 void ninep_dentry_keep_spare(struct dentry *dentry, struct ninep_fid *fid,
 			     kuid_t uid)
@@ -292,6 +292,16 @@ out:
 	dput(d);
 	fid_path_free(&path);
 	return base;
+}
+
+/* The caller's fid of @dentry if it holds one, referenced; else NULL. */
+struct ninep_fid *ninep_fid_find(struct dentry *dentry)
+{
+	kuid_t uid;
+
+	if (ninep_caller_uid(ninep_sb_session(dentry->d_sb), &uid))
+		return NULL;
+	return fid_find(dentry, uid);
 }
 
 /*

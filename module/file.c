@@ -165,7 +165,8 @@ static bool ninep_open_trusts_attrs(struct inode *inode, unsigned int f_flags)
 
 /*
  * cache=loose, at each open: the attributes are fetched on the new open
- * fid (unless nocto trusts the cached ones) and, if the server's ctime or
+ * fid (unless nocto trusts the cached ones; @af if they were asked for
+ * beside the Tlopen, see ninep_open_fetches()) and, if the server's ctime or
  * size is not what the cached pages were valid for, the pages go. ctime
  * changes whenever mtime does, and also when only mtime was set back (a
  * copy keeping times). Pages of a file we wrote are dropped at its next
@@ -179,7 +180,8 @@ static bool ninep_open_trusts_attrs(struct inode *inode, unsigned int f_flags)
  * open tries again rather than trusting those pages.
  */
 static int ninep_cache_revalidate(struct inode *inode, struct ninep_fid *fid,
-				  unsigned int f_flags)
+				  unsigned int f_flags,
+				  struct ninep_attr_fetch *af)
 {
 	struct ninep_inode *vi = NINEP_I(inode);
 	struct timespec64 ctime;
@@ -187,7 +189,11 @@ static int ninep_cache_revalidate(struct inode *inode, struct ninep_fid *fid,
 	int err = 0;
 
 	inode_lock(inode);
-	if (!ninep_open_trusts_attrs(inode, f_flags)) {
+	if (af) {
+		err = ninep_dotl_fetched(inode, af);
+		if (err)
+			goto out;
+	} else if (!ninep_open_trusts_attrs(inode, f_flags)) {
 		err = ninep_refresh_inode(inode, fid);
 		if (err)
 			goto out;
@@ -212,6 +218,18 @@ out:
 }
 
 /*
+ * cache=loose over 9P2000.L: the attributes an open would ask for after its
+ * Tlopen are asked for beside it, on the same fid, in one round trip. Not
+ * with O_TRUNC: the server may answer the Tgetattr before it truncates.
+ */
+static bool ninep_open_fetches(struct inode *inode, unsigned int f_flags)
+{
+	return ninep_cache_loose(inode) &&
+	       ninep_dotl(ninep_inode_session(inode)) && !(f_flags & O_TRUNC) &&
+	       !ninep_open_trusts_attrs(inode, f_flags);
+}
+
+/*
  * Open a file or directory: clone the dentry's fid and Topen the clone,
  * which the open file then owns until release.
  */
@@ -219,6 +237,7 @@ int ninep_file_open(struct inode *inode, struct file *file)
 {
 	struct ninep_session *s = ninep_inode_session(inode);
 	bool reg = S_ISREG(inode->i_mode);
+	struct ninep_attr_fetch fetch, *af = NULL;
 	unsigned int flags = file->f_flags;
 	struct ninep_open_file *of;
 	struct ninep_fid *fid, *ofid;
@@ -249,12 +268,18 @@ int ninep_file_open(struct inode *inode, struct file *file)
 	}
 	if (reg)
 		flags = ninep_cache_open_flags(inode, flags);
-	err = ninep_file_topen(inode, ofid, flags);
+	if (reg && ninep_open_fetches(inode, flags)) {
+		af = &fetch;
+		err = ninep_dotl_lopen_fetch(inode, ofid,
+					     ninep_dotl_open_flags(flags), af);
+	} else {
+		err = ninep_file_topen(inode, ofid, flags);
+	}
 	/* Not readable by this user: its writes then bypass the cache. */
 	if ((err == -EACCES || err == -EPERM) && flags != file->f_flags)
 		err = ninep_file_topen(inode, ofid, file->f_flags);
 	if (!err && reg && ninep_cache_loose(inode))
-		err = ninep_cache_revalidate(inode, ofid, flags);
+		err = ninep_cache_revalidate(inode, ofid, flags, af);
 	if (err)
 		goto put_fid;
 

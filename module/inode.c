@@ -554,40 +554,82 @@ struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
 }
 
 /*
+ * Whether the name check of positive @dentry, in directory @dir, asks for
+ * the file's attributes beside its Twalk, on the fid the dentry holds
+ * (9P2000.L): when they are stale and the path walk ends at this name for
+ * something else than an open, a creation or a rename (a stat, most
+ * likely, which would ask for them next). Not when the walk goes on below
+ * the name, nor for a task holding the directory locked (unlink, rename:
+ * neither wants them). Only a guess at what follows: a wrong one costs a
+ * request, or a round trip, never a wrong answer.
+ */
+static bool ninep_check_fetches(struct dentry *dentry, struct inode *dir,
+				unsigned int flags)
+{
+	struct inode *inode = d_inode(dentry);
+
+	return inode && ninep_dotl(ninep_sb_session(dentry->d_sb)) &&
+	       !(flags & (LOOKUP_PARENT | LOOKUP_OPEN | LOOKUP_CREATE |
+			  LOOKUP_RENAME_TARGET)) &&
+	       !inode_is_locked(dir) && !ninep_attr_cached(inode, 0);
+}
+
+/*
  * Whether @dentry's name still means what the dentry says, asked with one
  * Twalk from the parent's fid to the name. The name is checked, not the
  * dentry's fid: a fid follows its file across a rename on the server, so
  * it would vouch for a name that now means another file or nothing. 1 if
- * it does (renewed; the walked fid is kept if the dentry had none for this
- * user, or as the fid of the open of a regular file that @flags say the
- * path walk leads to), 0 if the name is gone, another file, or (negative
- * dentry) there now; the walk's error if the server could not tell, so
- * that a failed connection does not throw good dentries away.
+ * it does (renewed; the walked fid is kept: as the dentry's if it had none
+ * for this user, else, for a regular file, as a spare for the next open of
+ * it to take), 0 if the name is gone, another file, or (negative dentry)
+ * there now; the walk's error if the server could not tell, so that a
+ * failed connection does not throw good dentries away.
+ *
+ * The file's attributes may be asked for beside the Twalk, on the fid the
+ * dentry holds (ninep_check_fetches()): that fid is on the file the inode
+ * is, whatever its name now, so its attributes are the inode's; they are
+ * taken if the name still means that file.
  */
 static int ninep_dentry_check(struct dentry *dentry, unsigned int flags)
 {
 	struct inode *inode = d_inode(dentry);
+	struct ninep_fid *dfid, *fid, *hfid = NULL;
+	struct ninep_attr_fetch af = { .err = -EIO };
 	unsigned long when = jiffies;
 	struct name_snapshot snap;
-	struct ninep_fid *dfid, *fid;
 	struct dentry *parent;
+	bool fetch;
 	int ret;
 
 	parent = dget_parent(dentry);
 	dfid = ninep_fid_lookup(parent);
+	fetch = ninep_check_fetches(dentry, d_inode(parent), flags);
 	dput(parent);
 	if (IS_ERR(dfid))
 		return PTR_ERR(dfid);
+	if (fetch)
+		hfid = ninep_fid_find(dentry);
 	/* A rename racing with this at worst costs a lookup (0) for nothing. */
 	take_dentry_name_snapshot(&snap, dentry);
-	fid = ninep_walk_reclaim(dentry->d_sb, dfid, snap.name.name);
+	fid = ERR_PTR(-EMFILE);
+	if (hfid) {
+		fid = ninep_dotl_walk_fetch(inode, dfid, snap.name.name, hfid,
+					    &af);
+		ninep_fid_put(hfid);
+	}
+	/* No fid to ask on, or the walk's fid refused: as without asking. */
+	if (fid == ERR_PTR(-EMFILE) || fid == ERR_PTR(-ENFILE))
+		fid = ninep_walk_reclaim(dentry->d_sb, dfid, snap.name.name);
 	release_dentry_name_snapshot(&snap);
 	if (IS_ERR(fid)) {
 		ret = PTR_ERR(fid);
 		if (ret == -ENOENT)
 			ret = inode ? 0 : 1;
 	} else if (inode && ninep_same_file(inode, &fid->qid)) {
-		if ((flags & LOOKUP_OPEN) && S_ISREG(inode->i_mode))
+		/* An error leaves the attributes stale: getattr asks again. */
+		if (!af.err)
+			ninep_dotl_fetched(inode, &af);
+		if (S_ISREG(inode->i_mode))
 			ninep_dentry_keep_spare(dentry, fid, dfid->uid);
 		else
 			ninep_dentry_keep_fid(dentry, fid, dfid->uid);

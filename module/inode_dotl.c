@@ -155,23 +155,60 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
 	NINEP_I(inode)->qid.version = ga->qid.version;
 }
 
+/* Before the Tgetattr of @af is sent: what its reply is applied by. */
+static void ninep_fetch_begin(struct inode *inode, struct ninep_attr_fetch *af)
+{
+	af->gen = ninep_size_gen(inode);
+	ninep_attr_stamp(ninep_inode_session(inode), &af->stamp);
+}
+
+/* The reply of @af's Tgetattr (or its error), checked, applied to @inode. */
+int ninep_dotl_fetched(struct inode *inode, struct ninep_attr_fetch *af)
+{
+	int err = af->err ?: ninep_dotl_check(&af->ga);
+
+	if (err)
+		return err;
+	ninep_getattr_to_inode(inode, &af->ga, af->gen);
+	ninep_attr_fetched(inode, &af->stamp);
+	return 0;
+}
+
 /* Tgetattr on @fid, checked, applied to @inode. */
 int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid)
 {
-	long gen = ninep_size_gen(inode);
-	struct ninep_attr_stamp stamp;
-	struct v9p_rgetattr ga;
-	int err;
+	struct ninep_attr_fetch af;
 
-	ninep_attr_stamp(ninep_inode_session(inode), &stamp);
-	err = ninep_getattr(fid, NINEP_DOTL_MASK, &ga);
-	if (!err)
-		err = ninep_dotl_check(&ga);
-	if (err)
-		return err;
-	ninep_getattr_to_inode(inode, &ga, gen);
-	ninep_attr_fetched(inode, &stamp);
-	return 0;
+	ninep_fetch_begin(inode, &af);
+	af.err = ninep_getattr(fid, NINEP_DOTL_MASK, &af.ga);
+	return ninep_dotl_fetched(inode, &af);
+}
+
+/*
+ * Tlopen of @fid, a fid of @inode, with the Tgetattr of @af beside it (see
+ * ninep_lopen_getattr()); the reply is for ninep_dotl_fetched() to apply.
+ */
+int ninep_dotl_lopen_fetch(struct inode *inode, struct ninep_fid *fid,
+			   u32 flags, struct ninep_attr_fetch *af)
+{
+	ninep_fetch_begin(inode, af);
+	return ninep_lopen_getattr(fid, flags, NINEP_DOTL_MASK, &af->ga,
+				   &af->err);
+}
+
+/*
+ * Twalk of @name from @dfid with a Tgetattr of @fid, a fid of @inode,
+ * beside it (see ninep_walk_getattr()); the reply is for
+ * ninep_dotl_fetched() to apply.
+ */
+struct ninep_fid *ninep_dotl_walk_fetch(struct inode *inode,
+					struct ninep_fid *dfid,
+					const char *name, struct ninep_fid *fid,
+					struct ninep_attr_fetch *af)
+{
+	ninep_fetch_begin(inode, af);
+	return ninep_walk_getattr(dfid, name, fid, NINEP_DOTL_MASK, &af->ga,
+				  &af->err);
 }
 
 /* The inode of the file @fid is on, from one Tgetattr. */

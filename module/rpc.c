@@ -833,6 +833,54 @@ finished:
 	return 0;
 }
 
+/* Pack and send @f: the request, or an ERR_PTR if nothing is on its way. */
+static struct ninep_req *rpc_start(struct ninep_client *c, struct v9p_fcall *f,
+				   u32 rcap)
+{
+	struct ninep_req *req;
+	int err;
+
+	if (fatal_signal_pending(current))
+		return ERR_PTR(-EINTR);
+	req = ninep_req_new(c, rcap,
+			    f->type == V9P_TVERSION ? REQ_NOTAG : REQ_WAIT);
+	if (IS_ERR(req))
+		return req;
+	err = ninep_req_pack(c, req, f);
+	if (err) {
+		ninep_req_drop(c, req);
+		return ERR_PTR(err);
+	}
+	err = ninep_req_send(c, req);
+	if (err) {
+		ninep_req_put(req);
+		return ERR_PTR(err);
+	}
+	return req;
+}
+
+/* Wait for the reply to @req from rpc_start(); as ninep_rpc() returns. */
+static struct ninep_req *rpc_finish(struct ninep_client *c,
+				    struct ninep_req *req,
+				    struct ninep_fid *fid)
+{
+	bool abandoned = false;
+	int err;
+
+	if (!IS_ERR(req)) {
+		err = ninep_req_wait(c, req, fid, &abandoned);
+		if (err && abandoned)
+			return ERR_PTR(err);
+		if (err) {
+			ninep_req_put(req);
+			req = ERR_PTR(err);
+		}
+	}
+	if (fid)
+		ninep_fid_put(fid);
+	return req;
+}
+
 /*
  * One whole RPC. On success the caller reads req->rc and puts the request;
  * on failure the request is already put. A fatal signal pending before
@@ -843,37 +891,24 @@ finished:
 struct ninep_req *ninep_rpc(struct ninep_client *c, struct v9p_fcall *f,
 			    u32 rcap, struct ninep_fid *fid)
 {
-	struct ninep_req *req;
-	bool abandoned = false;
-	int err;
+	return rpc_finish(c, rpc_start(c, f, rcap), fid);
+}
 
-	if (fatal_signal_pending(current)) {
-		req = ERR_PTR(-EINTR);
-		goto out;
-	}
-	req = ninep_req_new(c, rcap,
-			    f->type == V9P_TVERSION ? REQ_NOTAG : REQ_WAIT);
-	if (IS_ERR(req))
-		goto out;
-	err = ninep_req_pack(c, req, f);
-	if (err) {
-		ninep_req_drop(c, req);
-		req = ERR_PTR(err);
-		goto out;
-	}
-	err = ninep_req_send(c, req);
-	if (!err)
-		err = ninep_req_wait(c, req, fid, &abandoned);
-	if (err) {
-		if (abandoned)
-			return ERR_PTR(err);
-		ninep_req_put(req);
-		req = ERR_PTR(err);
-	}
-out:
-	if (fid)
-		ninep_fid_put(fid);
-	return req;
+/*
+ * ninep_rpc() of @n calls that do not depend on each other's replies: all
+ * are sent before any reply is waited for, so that their round trips
+ * overlap. Each call's req is set as ninep_rpc() would return it; the
+ * server may answer them in any order.
+ */
+void ninep_rpc_all(struct ninep_client *c, struct ninep_call *calls,
+		   unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		calls[i].req = rpc_start(c, calls[i].f, calls[i].rcap);
+	for (i = 0; i < n; i++)
+		calls[i].req = rpc_finish(c, calls[i].req, calls[i].fid);
 }
 
 /* ---- receive and transmit threads ---- */

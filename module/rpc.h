@@ -159,6 +159,22 @@ int ninep_req_wait(struct ninep_client *c, struct ninep_req *req,
  */
 struct ninep_req *ninep_rpc(struct ninep_client *c, struct v9p_fcall *f,
 			    u32 rcap, struct ninep_fid *fid);
+/* One of the calls ninep_rpc_all() sends together; @fid as ninep_rpc()'s. */
+struct ninep_call {
+	struct v9p_fcall *f;
+	u32 rcap;
+	struct ninep_fid *fid;
+	struct ninep_req *req;		/* out: what ninep_rpc() would return */
+};
+
+void ninep_rpc_all(struct ninep_client *c, struct ninep_call *calls,
+		   unsigned int n);
+/* calls.c: a Twalk's message and what its reply means for @newfid */
+int ninep_walk_pack(struct v9p_fcall *f, struct ninep_fid *fid,
+		    struct ninep_fid *newfid, unsigned int n,
+		    const char *const *names);
+int ninep_walk_reply(struct ninep_req *req, struct ninep_fid *fid,
+		     struct ninep_fid *newfid, unsigned int n);
 void ninep_client_fail(struct ninep_client *c, int err, const char *why);
 void ninep_rx_readable(struct ninep_trans *t);
 int ninep_rx_thread(void *data);

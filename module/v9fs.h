@@ -124,6 +124,18 @@ struct ninep_attr_stamp {
 	int epoch;		/* the session's attr_epoch */
 };
 
+/*
+ * 9P2000.L: attributes asked for by a Tgetattr sent beside another request,
+ * stamped before both were sent (ninep_dotl_lopen_fetch(),
+ * ninep_dotl_walk_fetch(), ninep_dotl_fetched()).
+ */
+struct ninep_attr_fetch {
+	struct v9p_rgetattr ga;
+	struct ninep_attr_stamp stamp;
+	long gen;			/* ninep_size_gen() */
+	int err;			/* the Tgetattr's */
+};
+
 /* No sample of wb_gen: the size came from a lookup (ninep_size_gen()). */
 #define NINEP_NO_GEN		(-1L)
 
@@ -248,6 +260,7 @@ struct ninep_fid *ninep_session_attach(struct ninep_session *s, kuid_t uid,
 				       struct ninep_fid *afid);
 kuid_t ninep_mount_uid(const struct ninep_session *s);
 struct ninep_fid *ninep_fid_lookup(struct dentry *dentry);
+struct ninep_fid *ninep_fid_find(struct dentry *dentry);
 void ninep_dentry_keep_fid(struct dentry *dentry, struct ninep_fid *fid,
 			   kuid_t uid);
 void ninep_dentry_keep_spare(struct dentry *dentry, struct ninep_fid *fid,
@@ -265,6 +278,13 @@ extern const struct inode_operations ninep_dotl_symlink_iops;
 void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
 			    long gen);
 int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid);
+int ninep_dotl_fetched(struct inode *inode, struct ninep_attr_fetch *af);
+int ninep_dotl_lopen_fetch(struct inode *inode, struct ninep_fid *fid,
+			   u32 flags, struct ninep_attr_fetch *af);
+struct ninep_fid *ninep_dotl_walk_fetch(struct inode *inode,
+					struct ninep_fid *dfid,
+					const char *name, struct ninep_fid *fid,
+					struct ninep_attr_fetch *af);
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 					struct ninep_fid *fid);
 int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,

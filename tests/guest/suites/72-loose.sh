@@ -27,8 +27,8 @@
 # a lookup that would lower a cached file's size leaves its attributes
 # untrusted; with cache=none nocto changes nothing.
 # Opens: the requests of an open of a cached file within actimeo and after
-# it (four with cto: the check's Twalk after actimeo is the open's fid), and
-# of a stat after it; a file renamed over, changed at the same size, or
+# it (four with cto: the check's Twalk after actimeo is the open's fid), of
+# a stat after it (two: the open that follows takes its Twalk's fid); a file renamed over, changed at the same size, or
 # removed on the export between two opens is seen by the next one.
 # timeout: 600
 . /v9fs/tests/lib.sh
@@ -527,8 +527,10 @@ sorted() { echo "$*" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'; }
 # clone of the dentry's fid, or after actimeo the name check's, which the
 # open takes as its fid), the Tlopen (Topen), the Tgetattr (Tstat) close-to-
 # open asks for and the Tclunk of the close. With nocto no Tgetattr within
-# actimeo, one after. A stat after actimeo: the name's check (Twalk, Tclunk
-# of the walked fid) and the Tgetattr. Then the export changes the file
+# actimeo, one after. A stat after actimeo: the name's check (Twalk, its fid
+# kept for an open) and the Tgetattr (over .L sent beside the Twalk), and it
+# sees what the export changed meanwhile; an open right after takes the
+# check's fid (no Twalk) and reads the new bytes. Then the export changes the file
 # between two opens: renames another file over it, changes its bytes at the
 # same size (seen at the next open with cto, within actimeo too), removes it
 # (ENOENT at the next open after actimeo).
@@ -546,7 +548,11 @@ opens() {
 		sleep 2.5
 		_af=$(reqs cat $A/of)
 		sleep 2.5
+		printf 123456789 > "$EXP/of"
+		chmod 600 "$EXP/of"
 		_st=$(reqs stat $A/of)
+		_sa=$(stat -c %s:%a $A/of)
+		_op=$(reqs cat $A/of)
 		_want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:1)
 		[ $_ox = nocto ] && _want=$(sorted Twalk:1 $_o:1 Tclunk:1)
 		check "$_l: $_ox: an open of a cached file within actimeo sends $_want ($_in)" \
@@ -554,8 +560,14 @@ opens() {
 		_want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:1)
 		check "$_l: $_ox: an open after actimeo, the name checked, sends $_want ($_af)" \
 			test "$_af" = "$_want"
-		_want=$(sorted Twalk:1 $_g:1 Tclunk:1)
+		_want=$(sorted Twalk:1 $_g:1)
 		check "$_l: $_ox: a stat after actimeo sends $_want ($_st)" test "$_st" = "$_want"
+		check "$_l: $_ox: ... and sees the size and mode the export gave the file (9:600: $_sa)" \
+			test "$_sa" = 9:600
+		_want=$(sorted $_o:1 $_g:1 Tread:1 Tclunk:1)
+		[ $_ox = nocto ] && _want=$(sorted $_o:1 Tread:1 Tclunk:1)
+		check "$_l: $_ox: an open right after it takes the check's fid, reads the new bytes, sends $_want ($_op)" \
+			test "$_op" = "$_want"
 		umount_9p $A
 	done
 
