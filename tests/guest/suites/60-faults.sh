@@ -345,7 +345,7 @@ hostile() { # hostile CLIENT MODE
 	_c=$1 _mode=$2 _m=/mnt/hostile-$1
 	"$HOSTILE" -m $_mode -l tcp:127.0.0.1:$HPORT 2> "$OUT/hostile.log" &
 	_h=$!
-	sleep 0.3
+	wait_listen $HPORT $_h
 	if ! mount_9p $_c tcp $DIALECT $HPORT $_m > "$OUT/mount.txt" 2>&1; then
 		result $_c 0 "hostile $_mode: mount" "$(tail -n 1 "$OUT/mount.txt")"
 		kill $_h
@@ -410,16 +410,16 @@ else
 fi
 
 for c in $clients; do
-	kill_during $c read
-	kill_during $c write
-	fd_dead_idle $c
-	kill_during $c read fd
-	fd_stop_umount $c
-	fd_stop_umount $c fifo
-	stall_kill $c
+	timed kill_during $c read
+	timed kill_during $c write
+	timed fd_dead_idle $c
+	timed kill_during $c read fd
+	timed fd_stop_umount $c
+	timed fd_stop_umount $c fifo
+	timed stall_kill $c
 	if [ -x "$HOSTILE" ]; then
 		for mode in none malformed oversized badtag badtype bigcount close stall; do
-			hostile $c $mode
+			timed hostile $c $mode
 		done
 	else
 		skip "$c: hostile-9p modes" "$HOSTILE is not built"
