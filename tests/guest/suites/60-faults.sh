@@ -322,7 +322,7 @@ stall_kill() { # stall_kill CLIENT
 	else
 		result $_c 0 "server stopped: SIGKILLed reader returns within 1 s" \
 			"still there after 1 s"
-		gone $_dd 100 || diag "$_c: reader still blocked 10 s after SIGKILL"
+		gone $_dd 30 || diag "$_c: reader still blocked 3 s after SIGKILL"
 	fi
 	kill -CONT $V9FSD_PID
 	if gone $_dd 300; then
@@ -353,6 +353,10 @@ hostile() { # hostile CLIENT MODE
 		return
 	fi
 	rm -f "$OUT/data"
+	# the in-tree client is the reference only (its failure is a SKIP), and
+	# it never returns from some modes: it gets 10 s, ours 25 s
+	_b=250
+	[ $_c = 9p ] && _b=100
 	timeout -s KILL 20 dd if=$_m/data of="$OUT/data" bs=4096 count=1 > "$OUT/dd.txt" 2>&1 &
 	_dd=$!
 	if [ $_mode = stall ]; then
@@ -365,7 +369,7 @@ hostile() { # hostile CLIENT MODE
 			result $_c 0 "hostile stall: SIGKILLed reader returns within 1 s" \
 				"still blocked"
 		fi
-	elif gone $_dd 250; then
+	elif gone $_dd $_b; then
 		wait $_dd
 		_rc=$?
 		_err=$(grep -v 'records\|copied' "$OUT/dd.txt" | tail -n 1)
@@ -378,7 +382,7 @@ hostile() { # hostile CLIENT MODE
 				"dd exit $_rc, $(wc -c < "$OUT/data" 2> /dev/null || echo 0) bytes: $_err"
 		fi
 	else
-		result $_c 0 "hostile $_mode: the read returns" "dd blocked for 25 s"
+		result $_c 0 "hostile $_mode: the read returns" "dd blocked for $((_b / 10)) s"
 	fi
 	# hostile-9p takes its per-connection children with it on SIGTERM, so the
 	# umount below meets a closed connection, whatever the mode left behind
