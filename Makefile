@@ -23,7 +23,7 @@ UNIT_TESTS :=
 GUEST_PROGS :=
 FUZZ_TARGETS :=
 
-.PHONY: all setup module progs unit fuzz-smoke fuzz guest check run lint bench clean install deb dkms-check
+.PHONY: all setup module progs unit fuzz-smoke fuzz guest soak check run lint bench clean install deb dkms-check
 all: module progs
 
 include $(sort $(wildcard mk/*.mk))

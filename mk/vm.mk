@@ -15,6 +15,12 @@ GUEST_IMAGES = $(BUILD)/guest/base.cpio.gz $(foreach k,$(KERNELS),$(BUILD)/$(k)/
 guest: $(GUEST_IMAGES)
 	@tests/vm/guest-all.sh
 
+# make soak [KERNELS=6.1] [SUITES=70-fsx]: the guest suites with the long counts that
+# make check shortens (fsx of the in-tree reference client, directory sizes),
+# each suite's timeout doubled.
+soak: $(GUEST_IMAGES)
+	@V9FS_FULL=1 V9FS_TSCALE=2 V9FS_TIMEOUT=$${V9FS_TIMEOUT:-4800} tests/vm/guest-all.sh
+
 # make run [CMD='...'] [SCRIPT=file] [HOSTPROGS='fio ...'] [KERNEL=6.12]
 KERNEL ?= $(firstword $(KERNELS))
 run: setup

@@ -5,6 +5,34 @@
 V9FS_KO=/v9fs/9p2000.ko
 V9FSD=/v9fs/bin/v9fsd
 
+# soak N_CHECK N_SOAK: the count a suite runs, N_CHECK in `make check`, N_SOAK
+# under `make soak` (v9fs_full=1 on the kernel command line).
+soak() {
+	[ "${v9fs_full:-0}" = 1 ] && echo "$2" || echo "$1"
+}
+
+# timed CMD...: run CMD (a suite's function, in this shell), then a diagnostic
+# with the seconds it took. Not nested.
+timed() {
+	_timed_t0=$(date +%s)
+	"$@"
+	diag "$* took $(($(date +%s) - _timed_t0)) s"
+}
+
+# wait_listen PORT PID: 0 once something listens on tcp 127.0.0.1:PORT (polled
+# every 50 ms, for up to 5 s); 1 when PID exits first or the time runs out.
+wait_listen() {
+	_wl=$(printf '0100007F:%04X 00000000:0000 0A' "$1")
+	_i=0
+	while [ $_i -lt 100 ]; do
+		grep -q "$_wl" /proc/net/tcp && return 0
+		kill -0 "$2" 2> /dev/null || return 1
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
 skip() { echo "ok - $1 # SKIP ${2:-}"; }

@@ -6,6 +6,7 @@
 #   V9FS_SUITEDIR=/v9fs/selftest     test mode: another suite folder in the guest
 #   V9FS_TIMEOUT=seconds             host-side bound on the whole boot (default 2400)
 #   V9FS_TSCALE=N                    test mode: every suite's own timeout times N
+#   V9FS_FULL=1                      test mode: the suites' long counts (make soak)
 #   V9FS_EXTRA=file.cpio.gz          one more archive for the initramfs (make run)
 #   V9FS_INTERACTIVE=1               run/shell mode: the console is this terminal
 #   V9FS_ACCEL=kvm                   use KVM instead of software emulation
@@ -57,6 +58,7 @@ append="console=ttyS0 panic=-1 quiet v9fs_mode=$mode"
 [ -n "${V9FS_SUITES:-}" ] && append="$append v9fs_suites=$V9FS_SUITES"
 [ -n "${V9FS_SUITEDIR:-}" ] && append="$append v9fs_suitedir=$V9FS_SUITEDIR"
 [ -n "${V9FS_TSCALE:-}" ] && append="$append v9fs_tscale=$V9FS_TSCALE"
+[ "${V9FS_FULL:-0}" = 1 ] && append="$append v9fs_full=1"
 [ "${V9FS_INTERACTIVE:-0}" = 1 ] && append="$append v9fs_interactive=1"
 
 console=file:$con

@@ -82,7 +82,7 @@ expect() {
 hostile_start() {
 	"$HOSTILE" "$@" -l tcp:127.0.0.1:$HPORT 2> "$OUT/hostile.log" &
 	H_PID=$!
-	sleep 0.3
+	wait_listen $HPORT $H_PID
 }
 
 hostile_stop() {
@@ -543,16 +543,16 @@ fi
 
 # errors last: on a client that lets 529 through, the BUG kills the prober
 for c in $clients; do
-	noversion $c
-	hugemsize $c
-	stream_read $c
-	lease $c
-	rename_fail $c
-	fail_write $c 0
-	fail_write $c 1048576
-	[ $c = 9P ] && noclunk $c
-	dotl $c
-	errors $c
+	timed noversion $c
+	timed hugemsize $c
+	timed stream_read $c
+	timed lease $c
+	timed rename_fail $c
+	timed fail_write $c 0
+	timed fail_write $c 1048576
+	[ $c = 9P ] && timed noclunk $c
+	timed dotl $c
+	timed errors $c
 done
 
 # The in-tree client's last superblock may still be going away (its umount of a
