@@ -527,18 +527,15 @@ static bool ninep_same_file(struct inode *inode, const struct v9p_qid *qid)
 }
 
 /*
- * Twalk from @fid to @name, or a clone of @fid with a NULL @name, on @sb.
- * A server that limits fids refuses a new one (EMFILE, ENFILE) once the
- * fids of the names cache=loose keeps add up: then every unused dentry of
- * the mount goes, its fids are clunked and answered, and the walk is tried
- * once more. Safe under a directory's i_rwsem and from d_revalidate: the
- * dentries killed are unused, and memory reclaim may kill them there too.
+ * @nfid, what a walk of @name from @fid gave: if the fid was refused, tried
+ * again as ninep_walk_reclaim() says.
  */
-struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
-				     struct ninep_fid *fid, const char *name)
+static struct ninep_fid *ninep_walk_retry(struct super_block *sb,
+					  struct ninep_fid *fid,
+					  const char *name,
+					  struct ninep_fid *nfid)
 {
 	struct ninep_session *s = ninep_sb_session(sb);
-	struct ninep_fid *nfid = ninep_walk(fid, name ? 1 : 0, &name);
 	int err;
 
 	if (!IS_ERR(nfid) || !ninep_attr_caching(s) ||
@@ -551,6 +548,21 @@ struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
 	if (err)
 		return ERR_PTR(err);
 	return ninep_walk(fid, name ? 1 : 0, &name);
+}
+
+/*
+ * Twalk from @fid to @name, or a clone of @fid with a NULL @name, on @sb.
+ * A server that limits fids refuses a new one (EMFILE, ENFILE) once the
+ * fids of the names cache=loose keeps add up: then every unused dentry of
+ * the mount goes, its fids are clunked and answered, and the walk is tried
+ * once more. Safe under a directory's i_rwsem and from d_revalidate: the
+ * dentries killed are unused, and memory reclaim may kill them there too.
+ */
+struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
+				     struct ninep_fid *fid, const char *name)
+{
+	return ninep_walk_retry(sb, fid, name,
+				ninep_walk(fid, name ? 1 : 0, &name));
 }
 
 /*
@@ -611,15 +623,15 @@ static int ninep_dentry_check(struct dentry *dentry, unsigned int flags)
 		hfid = ninep_fid_find(dentry);
 	/* A rename racing with this at worst costs a lookup (0) for nothing. */
 	take_dentry_name_snapshot(&snap, dentry);
-	fid = ERR_PTR(-EMFILE);
 	if (hfid) {
 		fid = ninep_dotl_walk_fetch(inode, dfid, snap.name.name, hfid,
 					    &af);
 		ninep_fid_put(hfid);
-	}
-	/* No fid to ask on, or the walk's fid refused: as without asking. */
-	if (fid == ERR_PTR(-EMFILE) || fid == ERR_PTR(-ENFILE))
+		/* Its fid refused: walked again alone, once fids were given back. */
+		fid = ninep_walk_retry(dentry->d_sb, dfid, snap.name.name, fid);
+	} else {
 		fid = ninep_walk_reclaim(dentry->d_sb, dfid, snap.name.name);
+	}
 	release_dentry_name_snapshot(&snap);
 	if (IS_ERR(fid)) {
 		ret = PTR_ERR(fid);
