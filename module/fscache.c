@@ -163,14 +163,18 @@ void ninep_fscache_evict(struct inode *inode)
 	fscache_relinquish_cookie(cookie, false);
 }
 
-/* Invalidate what is cached, under the coherency data of now. */
-static void ninep_fscache_drop(struct inode *inode)
+/*
+ * Invalidate what is cached, under the coherency data of now; with
+ * @if_changed, only if that data is not what the cache was kept for.
+ */
+static void ninep_fscache_invalidate(struct inode *inode, bool if_changed)
 {
 	struct fscache_cookie *cookie = ninep_cookie(inode);
 	struct ninep_fscache_aux aux;
 
 	ninep_fscache_aux(inode, &aux);
-	fscache_invalidate(cookie, &aux, i_size_read(inode), 0);
+	if (!if_changed || memcmp(fscache_get_aux(cookie), &aux, sizeof(aux)))
+		fscache_invalidate(cookie, &aux, i_size_read(inode), 0);
 }
 
 /* Every open of a regular file: in use; an open for writing invalidates. */
@@ -183,7 +187,7 @@ void ninep_fscache_open(struct inode *inode, struct file *file)
 		return;
 	fscache_use_cookie(cookie, writing);
 	if (writing)
-		ninep_fscache_drop(inode);
+		ninep_fscache_invalidate(inode, false);
 }
 
 /*
@@ -195,10 +199,10 @@ void ninep_fscache_release(struct inode *inode, struct file *file)
 {
 	struct fscache_cookie *cookie = ninep_cookie(inode);
 
-	if (!cookie || !S_ISREG(inode->i_mode))
+	if (!cookie)	/* only regular files have one */
 		return;
 	if (file->f_mode & FMODE_WRITE)
-		ninep_fscache_drop(inode);
+		ninep_fscache_invalidate(inode, false);
 	fscache_unuse_cookie(cookie, NULL, NULL);
 }
 
@@ -209,21 +213,15 @@ void ninep_fscache_release(struct inode *inode, struct file *file)
  */
 void ninep_fscache_revalidate(struct inode *inode)
 {
-	struct fscache_cookie *cookie = ninep_cookie(inode);
-	struct ninep_fscache_aux aux;
-
-	if (!cookie)
-		return;
-	ninep_fscache_aux(inode, &aux);
-	if (memcmp(fscache_get_aux(cookie), &aux, sizeof(aux)))
-		fscache_invalidate(cookie, &aux, i_size_read(inode), 0);
+	if (ninep_cookie(inode))
+		ninep_fscache_invalidate(inode, true);
 }
 
 /* truncate(2) and the like set a new size on the server. */
 void ninep_fscache_resize(struct inode *inode)
 {
 	if (ninep_cookie(inode))
-		ninep_fscache_drop(inode);
+		ninep_fscache_invalidate(inode, false);
 }
 
 struct ninep_fscache_wait {
