@@ -27,6 +27,7 @@
 #     files read after a new mount: the export's bytes;
 #   - 4 readers at once of files the disk cache holds (sizes not whole pages
 #     among them): the export's bytes, 0 Tread;
+#   - the POSIX file-operation suite (posix-suite) on a cache=fscache mount;
 #   - the cache withdrawn (cachebind killed) while a file is being read: reads
 #     go on right, from the server, and the kernel logs no oops or warning.
 . /v9fs/tests/lib.sh
@@ -315,6 +316,20 @@ else
 		not_ok "9P 9p2000.u: mount cache=fscache: $(tail -n 1 $T/mount.txt)"
 	fi
 	V=
+
+	# the POSIX suite on a cache=fscache mount, the disk cache bound
+	/v9fs/bin/posix-suite -n 100 -M "$EXP/rd100" ||
+		not_ok "9P: make 100 entries in $EXP/rd100 for the readdir checks"
+	if M9; then
+		timeout 300 /v9fs/bin/posix-suite -n 100 -D rd100 -p "9P fscache: " $M \
+			> $T/posix.txt 2>&1
+		rc=$?
+		grep -E '^(ok|not ok) ' $T/posix.txt
+		check "9P: posix-suite on cache=fscache ran to its end (status $rc)" [ $rc -le 1 ]
+		umount_9p $M
+	else
+		not_ok "9P: mount cache=fscache for posix-suite: $(tail -n 1 $T/mount.txt)"
+	fi
 
 	# the cache withdrawn while a file is being read
 	M9
