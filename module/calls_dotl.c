@@ -118,20 +118,31 @@ int ninep_lopen_getattr(struct ninep_fid *fid, u32 flags, u64 mask,
 	return lopen_reply(calls[0].req, fid, flags);
 }
 
-struct ninep_fid *ninep_walk_getattr(struct ninep_fid *dfid, const char *name,
-				     struct ninep_fid *fid, u64 mask,
+/*
+ * A Twalk of @name from @dfid into a new fid and a Tgetattr of @fid, with a
+ * Tlopen of @fid (@flags) between them if @lerr is given: all sent before
+ * any reply is waited for. *@lerr is the Tlopen's answer, *@gerr the
+ * Tgetattr's; the walked fid or the walk's error is returned.
+ */
+static struct ninep_fid *walk_beside(struct ninep_fid *dfid, const char *name,
+				     struct ninep_fid *fid, u32 flags,
+				     int *lerr, u64 mask,
 				     struct v9p_rgetattr *ga, int *gerr)
 {
-	struct ninep_call calls[2] = {
+	struct ninep_call calls[3] = {
+		{ .rcap = NINEP_SMALL_RBUF },
 		{ .rcap = NINEP_SMALL_RBUF },
 		{ .rcap = NINEP_SMALL_RBUF },
 	};
+	unsigned int i, n = lerr ? 3 : 2;
 	struct ninep_fid *newfid;
 	struct v9p_fcall *f;
 	int err;
 
 	*gerr = -EIO;
-	f = kcalloc(2, sizeof(*f), GFP_NOFS);
+	if (lerr)
+		*lerr = -EIO;
+	f = kcalloc(n, sizeof(*f), GFP_NOFS);
 	if (!f)
 		return ERR_PTR(-ENOMEM);
 	newfid = ninep_fid_new(dfid->clnt);
@@ -143,12 +154,16 @@ struct ninep_fid *ninep_walk_getattr(struct ninep_fid *dfid, const char *name,
 		newfid = ERR_PTR(err);
 		goto out;
 	}
-	getattr_pack(&f[1], fid, mask);
-	calls[0].f = &f[0];
+	if (lerr)
+		lopen_pack(&f[1], fid, flags);
+	getattr_pack(&f[n - 1], fid, mask);
 	calls[0].fid = ninep_fid_get(newfid);
-	calls[1].f = &f[1];
-	ninep_rpc_all(dfid->clnt, calls, 2);
-	*gerr = getattr_reply(calls[1].req, ga);
+	for (i = 0; i < n; i++)
+		calls[i].f = &f[i];
+	ninep_rpc_all(dfid->clnt, calls, n);
+	*gerr = getattr_reply(calls[n - 1].req, ga);
+	if (lerr)
+		*lerr = lopen_reply(calls[1].req, fid, flags);
 	err = IS_ERR(calls[0].req) ? PTR_ERR(calls[0].req) :
 	      ninep_walk_reply(calls[0].req, dfid, newfid, 1);
 	if (err) {
@@ -159,6 +174,22 @@ struct ninep_fid *ninep_walk_getattr(struct ninep_fid *dfid, const char *name,
 out:
 	kfree(f);
 	return newfid;
+}
+
+struct ninep_fid *ninep_walk_getattr(struct ninep_fid *dfid, const char *name,
+				     struct ninep_fid *fid, u64 mask,
+				     struct v9p_rgetattr *ga, int *gerr)
+{
+	return walk_beside(dfid, name, fid, 0, NULL, mask, ga, gerr);
+}
+
+struct ninep_fid *ninep_walk_lopen_getattr(struct ninep_fid *dfid,
+					   const char *name,
+					   struct ninep_fid *fid, u32 flags,
+					   int *lerr, u64 mask,
+					   struct v9p_rgetattr *ga, int *gerr)
+{
+	return walk_beside(dfid, name, fid, flags, lerr, mask, ga, gerr);
 }
 
 int ninep_setattr(struct ninep_fid *fid, const struct v9p_tsetattr *sa)

@@ -137,18 +137,24 @@ int ninep_lcreate(struct ninep_fid *dfid, const char *name, u32 flags,
 		  u32 mode, u32 gid);
 int ninep_getattr(struct ninep_fid *fid, u64 mask, struct v9p_rgetattr *ga);
 /*
- * Two calls sent before either reply is waited for, so that their round
- * trips overlap: Tlopen of @fid beside a Tgetattr of it, and a Twalk of
- * @name from @dfid into a new fid beside a Tgetattr of @fid. Each returns
- * what ninep_lopen() or ninep_walk() would; *@gerr is the Tgetattr's 0
- * (then *@ga holds its reply) or error. The server may handle the two in
- * either order.
+ * Calls sent before any reply is waited for, so that their round trips
+ * overlap: Tlopen of @fid beside a Tgetattr of it; a Twalk of @name from
+ * @dfid into a new fid beside a Tgetattr of @fid; and the same Twalk
+ * beside a Tlopen of @fid and its Tgetattr. Each returns what
+ * ninep_lopen() or ninep_walk() would; *@gerr is the Tgetattr's 0 (then
+ * *@ga holds its reply) or error, *@lerr the Tlopen's. The server may
+ * handle them in any order.
  */
 int ninep_lopen_getattr(struct ninep_fid *fid, u32 flags, u64 mask,
 			struct v9p_rgetattr *ga, int *gerr);
 struct ninep_fid *ninep_walk_getattr(struct ninep_fid *dfid, const char *name,
 				     struct ninep_fid *fid, u64 mask,
 				     struct v9p_rgetattr *ga, int *gerr);
+struct ninep_fid *ninep_walk_lopen_getattr(struct ninep_fid *dfid,
+					   const char *name,
+					   struct ninep_fid *fid, u32 flags,
+					   int *lerr, u64 mask,
+					   struct v9p_rgetattr *ga, int *gerr);
 /* sa->fid is ignored: the request goes on @fid. */
 int ninep_setattr(struct ninep_fid *fid, const struct v9p_tsetattr *sa);
 int ninep_mkdir(struct ninep_fid *dfid, const char *name, u32 mode, u32 gid,

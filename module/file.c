@@ -231,17 +231,24 @@ static bool ninep_open_fetches(struct inode *inode, unsigned int f_flags)
 
 /*
  * Open a file or directory: clone the dentry's fid and Topen the clone,
- * which the open file then owns until release.
+ * which the open file then owns until release. A regular file's name that
+ * the path walk left unchecked (ninep_name_check_at_open()) is checked
+ * here: beside the Tlopen and Tgetattr of a spare fid of the dentry when
+ * the open asks for both (ninep_open_fetches()), else first, on its own.
+ * A name gone or meaning another file fails the open with -EOPENSTALE
+ * (ninep_open_check_name()): the VFS walks the path again.
  */
 int ninep_file_open(struct inode *inode, struct file *file)
 {
 	struct ninep_session *s = ninep_inode_session(inode);
+	struct dentry *dentry = file_dentry(file);
 	bool reg = S_ISREG(inode->i_mode);
 	struct ninep_attr_fetch fetch, *af = NULL;
 	unsigned int flags = file->f_flags;
 	struct ninep_open_file *of;
-	struct ninep_fid *fid, *ofid;
-	int err;
+	struct ninep_fid *fid, *ofid = NULL;
+	bool check, fetches, overlap;
+	int err, lerr;
 
 	ninep_vfs_dbg(s, "%pD flags 0%o\n", file, file->f_flags);
 	/* Dirty pages land before an O_TRUNC the Topen carries, not after. */
@@ -250,10 +257,23 @@ int ninep_file_open(struct inode *inode, struct file *file)
 		if (err)
 			return err;
 	}
+	if (reg)
+		flags = ninep_cache_open_flags(inode, flags);
+	fetches = reg && ninep_open_fetches(inode, flags);
+	check = reg && ninep_name_check_at_open(dentry);
+	if (check && fetches)
+		ofid = ninep_fid_take_spare(dentry);
+	overlap = !!ofid;
+	if (check && !overlap) {
+		err = ninep_open_check_name(dentry, NULL, 0, NULL, NULL);
+		if (err)
+			return err;
+	}
 	/* The name check of this path walk may have walked one already. */
-	ofid = ninep_fid_take_spare(file_dentry(file));
+	if (!ofid)
+		ofid = ninep_fid_take_spare(dentry);
 	if (!ofid) {
-		fid = ninep_fid_lookup(file_dentry(file));
+		fid = ninep_fid_lookup(dentry);
 		if (IS_ERR(fid))
 			return PTR_ERR(fid);
 		ofid = ninep_walk_reclaim(inode->i_sb, fid, NULL);
@@ -266,9 +286,15 @@ int ninep_file_open(struct inode *inode, struct file *file)
 		err = -ENOMEM;
 		goto put_fid;
 	}
-	if (reg)
-		flags = ninep_cache_open_flags(inode, flags);
-	if (reg && ninep_open_fetches(inode, flags)) {
+	if (overlap) {
+		af = &fetch;
+		err = ninep_open_check_name(dentry, ofid,
+					    ninep_dotl_open_flags(flags), af,
+					    &lerr);
+		if (err)
+			goto put_fid;
+		err = lerr;
+	} else if (fetches) {
 		af = &fetch;
 		err = ninep_dotl_lopen_fetch(inode, ofid,
 					     ninep_dotl_open_flags(flags), af);

@@ -658,20 +658,129 @@ static int ninep_dentry_check(struct dentry *dentry, unsigned int flags)
 }
 
 /*
- * cache=loose: a dentry, positive or negative, is trusted for actimeo
- * since its d_time; decided without sleeping, so also in RCU walk mode.
- * After that the name is checked (ninep_dentry_check()), which needs a
- * request: -ECHILD in RCU mode. The root is nobody's name, and the name
- * of a mountpoint is pinned by what is mounted on it: neither is checked.
+ * A name checked less than actimeo ago (its d_time), the root (nobody's
+ * name) or a mountpoint (pinned by what is mounted on it) is trusted
+ * without asking; decided without sleeping, so also in RCU walk mode.
  */
-static int ninep_d_revalidate(struct dentry *dentry, unsigned int flags)
+static bool ninep_name_trusted(struct dentry *dentry)
 {
 	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
 
-	if (IS_ROOT(dentry) || d_mountpoint(dentry))
+	return IS_ROOT(dentry) || d_mountpoint(dentry) ||
+	       time_before(jiffies, READ_ONCE(dentry->d_time) +
+			   (unsigned long)s->actimeo * HZ);
+}
+
+/*
+ * cache=loose over 9P2000.L: whether the name of @dentry, a regular file,
+ * is due for its check and an open may do it (ninep_open_check_name()),
+ * its Twalk overlapping the Tlopen. Read without locks: RCU walk mode
+ * decides by it too. An unhashed dentry is no name's any more: an open
+ * reaching it (a retry after the check failed, /proc/PID/fd) goes by its
+ * fids, as it would have before.
+ */
+bool ninep_name_check_at_open(struct dentry *dentry)
+{
+	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
+
+	return ninep_attr_caching(s) && ninep_dotl(s) && d_is_reg(dentry) &&
+	       !d_unhashed(dentry) && !ninep_name_trusted(dentry);
+}
+
+/*
+ * The end of a name check an open does: @ret as ninep_dentry_check()'s.
+ * A name gone or meaning another file drops the dentry (as NFS does) and
+ * gives -EOPENSTALE, on which path_openat() and do_filp_open() walk the
+ * path again, once more without RCU and then with LOOKUP_REVAL: the walk
+ * finds no dentry under the name and looks it up, so the open that
+ * follows has a fresh name and does no check of its own; no loop.
+ * Callers of ->open that do not walk again (dentry_open() by overlayfs,
+ * for one) see the -EOPENSTALE, but only when the name changed on the
+ * server.
+ */
+static int ninep_open_check_end(struct dentry *dentry, int ret)
+{
+	ninep_vfs_dbg(ninep_sb_session(dentry->d_sb), "%pd: %d\n", dentry, ret);
+	if (ret > 0)
+		return 0;
+	if (ret < 0)
+		return ret;
+	d_drop(dentry);
+	return -EOPENSTALE;
+}
+
+/*
+ * The name check of @dentry that its open does (the path walk left it,
+ * see ninep_d_revalidate()). With no @ofid: ninep_dentry_check(), before
+ * the open. Else @ofid is a spare fid of the dentry, taken for the open
+ * (ninep_fid_take_spare()), on the file of the dentry's inode whatever its
+ * name now: the Twalk from the parent's fid goes beside its Tlopen with
+ * @flags and a Tgetattr of it (@af), in one round trip. If the name still
+ * means the inode's file, it is fresh again as of before the requests,
+ * the walked fid becomes the dentry's spare, *@lerr is the Tlopen's answer
+ * and @af is the open's to apply. Otherwise nothing of the Tlopen or the
+ * Tgetattr reaches the inode: the caller clunks @ofid, which closes it.
+ *
+ * 0 if the name holds; -EOPENSTALE if it is gone or another file's (see
+ * ninep_open_check_end()); the walk's error if the server could not tell
+ * (a dead connection gives EIO, not a new lookup).
+ */
+int ninep_open_check_name(struct dentry *dentry, struct ninep_fid *ofid,
+			  u32 flags, struct ninep_attr_fetch *af, int *lerr)
+{
+	struct inode *inode = d_inode(dentry);
+	unsigned long when = jiffies;
+	struct ninep_fid *dfid, *fid;
+	struct name_snapshot snap;
+	struct dentry *parent;
+	int ret;
+
+	if (!ofid)
+		return ninep_open_check_end(dentry,
+					    ninep_dentry_check(dentry, LOOKUP_OPEN));
+	parent = dget_parent(dentry);
+	dfid = ninep_fid_lookup(parent);
+	dput(parent);
+	if (IS_ERR(dfid))
+		return PTR_ERR(dfid);
+	take_dentry_name_snapshot(&snap, dentry);
+	fid = ninep_dotl_walk_lopen_fetch(inode, dfid, snap.name.name, ofid,
+					  flags, lerr, af);
+	/* Its fid refused: walked again alone, once fids were given back. */
+	fid = ninep_walk_retry(dentry->d_sb, dfid, snap.name.name, fid);
+	release_dentry_name_snapshot(&snap);
+	if (IS_ERR(fid)) {
+		ret = PTR_ERR(fid) == -ENOENT ? 0 : PTR_ERR(fid);
+	} else if (ninep_same_file(inode, &fid->qid)) {
+		ninep_dentry_keep_spare(dentry, fid, dfid->uid);
+		ninep_dentry_fresh(dentry, when);
+		ret = 1;
+	} else {
+		ninep_fid_put(fid);
+		ret = 0;
+	}
+	ninep_fid_put(dfid);
+	return ninep_open_check_end(dentry, ret);
+}
+
+/*
+ * cache=loose: a dentry, positive or negative, is trusted for actimeo
+ * since its d_time (ninep_name_trusted()). After that the name is checked
+ * (ninep_dentry_check()), which needs a request: -ECHILD in RCU mode.
+ * Over 9P2000.L the check of a regular file's name that the walk ends at
+ * for an open is left to the open (ninep_name_check_at_open()), which
+ * sends its Twalk beside the Tlopen; not with LOOKUP_REVAL (the VFS walks
+ * again after the open found the name stale), nor for O_EXCL or
+ * O_DIRECTORY (or a trailing slash), whose answer the VFS gives from the
+ * dentry's type before the open could check it.
+ */
+static int ninep_d_revalidate(struct dentry *dentry, unsigned int flags)
+{
+	if (ninep_name_trusted(dentry))
 		return 1;
-	if (time_before(jiffies, READ_ONCE(dentry->d_time) +
-			(unsigned long)s->actimeo * HZ))
+	if ((flags & (LOOKUP_OPEN | LOOKUP_REVAL | LOOKUP_EXCL |
+		      LOOKUP_DIRECTORY)) == LOOKUP_OPEN &&
+	    ninep_name_check_at_open(dentry))
 		return 1;
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;

@@ -211,6 +211,24 @@ struct ninep_fid *ninep_dotl_walk_fetch(struct inode *inode,
 				  &af->err);
 }
 
+/*
+ * Twalk of @name from @dfid with a Tlopen of @fid, a fid of @inode, and the
+ * Tgetattr of @af beside it (see ninep_walk_lopen_getattr()); *@lerr is the
+ * Tlopen's answer. The reply is for ninep_dotl_fetched() to apply, once the
+ * walk said the name still means @inode's file.
+ */
+struct ninep_fid *ninep_dotl_walk_lopen_fetch(struct inode *inode,
+					      struct ninep_fid *dfid,
+					      const char *name,
+					      struct ninep_fid *fid, u32 flags,
+					      int *lerr,
+					      struct ninep_attr_fetch *af)
+{
+	ninep_fetch_begin(inode, af);
+	return ninep_walk_lopen_getattr(dfid, name, fid, flags, lerr,
+					NINEP_DOTL_MASK, &af->ga, &af->err);
+}
+
 /* The inode of the file @fid is on, from one Tgetattr. */
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 					struct ninep_fid *fid)

@@ -217,6 +217,9 @@ const struct dentry_operations *ninep_session_dentry_ops(const struct ninep_sess
 struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
 				     struct ninep_fid *fid, const char *name);
 void ninep_dentry_fresh(struct dentry *dentry, unsigned long when);
+bool ninep_name_check_at_open(struct dentry *dentry);
+int ninep_open_check_name(struct dentry *dentry, struct ninep_fid *ofid,
+			  u32 flags, struct ninep_attr_fetch *af, int *lerr);
 int ninep_inode_cache_init(void);
 void ninep_inode_cache_exit(void);
 struct inode *ninep_alloc_inode(struct super_block *sb);
@@ -285,6 +288,12 @@ struct ninep_fid *ninep_dotl_walk_fetch(struct inode *inode,
 					struct ninep_fid *dfid,
 					const char *name, struct ninep_fid *fid,
 					struct ninep_attr_fetch *af);
+struct ninep_fid *ninep_dotl_walk_lopen_fetch(struct inode *inode,
+					      struct ninep_fid *dfid,
+					      const char *name,
+					      struct ninep_fid *fid, u32 flags,
+					      int *lerr,
+					      struct ninep_attr_fetch *af);
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 					struct ninep_fid *fid);
 int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,

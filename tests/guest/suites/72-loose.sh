@@ -30,6 +30,12 @@
 # it (four with cto: the check's Twalk after actimeo is the open's fid), of
 # a stat after it (two: the open that follows takes its Twalk's fid); a file renamed over, changed at the same size, or
 # removed on the export between two opens is seen by the next one.
+# An open after actimeo of a name a stat checked before: over 9p2000.L its
+# check's Twalk goes beside the Tlopen and Tgetattr (four requests, no
+# Tclunk of a kept fid); a name renamed over, removed, made a directory,
+# replaced and opened O_TRUNC, a script replaced and run, on the export
+# between the stat and the open, all end on the export's new file; opens
+# while the export swaps two files read one of them whole.
 # timeout: 600
 . /v9fs/tests/lib.sh
 
@@ -605,6 +611,119 @@ opens() {
 	rm -f "$EXP/of" "$EXP/og"
 }
 
+# open_checks L DIALECT: a name past actimeo (1) that a stat checked before
+# (its fid kept for an open). Over 9P2000.L the open checks the name itself,
+# its Twalk sent beside the Tlopen and Tgetattr of the kept fid: Twalk,
+# Tlopen, Tgetattr and the close's Tclunk, in one round trip less (over
+# 9P2000.u the check goes first, as before: Twalk, the Tclunk of its
+# surplus fid, Topen, Tstat, Tclunk). Between the stat and the open the
+# export renames another file over the name (the open reads the new file),
+# removes it (ENOENT), makes it a directory (the open gets the directory:
+# cat fails with EISDIR), replaces it and the open truncates (the new file
+# is empty, the old one, kept by a hard link on the export, is not),
+# replaces a script (exec runs the new one). 200 opens while the export
+# swaps two files back and forth each read one of them whole or fail with
+# ENOENT, nothing else. No fid is left after the umount, nothing in the
+# kernel log.
+open_checks() {
+	_l=$1 _d=$2 _g=Tgetattr _o=Tlopen
+	[ $_d = 9p2000.u ] && _g=Tstat _o=Topen
+	_f0=$(cat $PARAMS/live_fids)
+	_k0=$(dmesg | wc -l)
+	mkdir -p "$EXP/oc"
+	printf 12345678 > "$EXP/ocn"
+	printf aaaa > "$EXP/oc/ren"
+	printf bbbbbb > "$EXP/oc/ren.new"
+	printf gone > "$EXP/oc/rm"
+	printf file > "$EXP/oc/dir"
+	printf old-bytes > "$EXP/oc/tr"
+	ln "$EXP/oc/tr" "$EXP/oc/tr.keep"
+	printf new-bytes > "$EXP/oc/tr.new"
+	printf '#!/bin/sh\necho one\n' > "$EXP/oc/x"
+	printf '#!/bin/sh\necho two\n' > "$EXP/oc/x.new"
+	chmod 755 "$EXP/oc/x" "$EXP/oc/x.new"
+	yes a | head -c 6000 > $T/wa
+	yes b | head -c 6000 > $T/wb
+	cp $T/wa "$EXP/oc/la"
+	cp $T/wb "$EXP/oc/lb"
+	if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=1 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,actimeo=1: $(tail -n 1 $T/mount.txt)"
+		rm -rf "$EXP/oc" "$EXP/ocn"
+		return
+	fi
+	_names="$A/ocn $A/oc/ren $A/oc/rm $A/oc/dir $A/oc/tr $A/oc/x"
+	cat $A/ocn $A/oc/ren $A/oc/x > /dev/null
+	stat $_names > /dev/null
+	sleep 1.1
+	stat $_names > /dev/null
+	mv "$EXP/oc/ren.new" "$EXP/oc/ren"
+	rm "$EXP/oc/rm"
+	rm "$EXP/oc/dir" && mkdir "$EXP/oc/dir"
+	mv "$EXP/oc/tr.new" "$EXP/oc/tr"
+	mv "$EXP/oc/x.new" "$EXP/oc/x"
+	sleep 1.1
+	# a file at the mount's top: no directory's name is checked on the way
+	_c=$(reqs cat $A/ocn)
+	_want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:1)
+	[ $_d = 9p2000.u ] && _want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:2)
+	check "$_l: a stat, then an open after actimeo: the name checked, sends $_want ($_c)" \
+		test "$_c" = "$_want"
+	_s=$(cat $A/oc/ren 2>&1)
+	check "$_l: ... the export renamed another file over the name: the open reads it ($_s)" \
+		test "$_s" = bbbbbb
+	cat $A/oc/rm > $T/oc.txt 2>&1
+	_rc=$?
+	check "$_l: ... the export removed the file: ENOENT ($_rc: $(cat $T/oc.txt))" \
+		sh -c "test $_rc != 0 && grep -q 'No such file' $T/oc.txt"
+	cat $A/oc/dir > $T/oc.txt 2>&1
+	_rc=$?
+	check "$_l: ... the export made the name a directory: cat gets EISDIR ($_rc: $(cat $T/oc.txt))" \
+		sh -c "test $_rc != 0 && grep -q 'Is a directory' $T/oc.txt && test -d $A/oc/dir"
+	: > $A/oc/tr
+	check "$_l: ... the export replaced the file, opened O_TRUNC: the new one is truncated ($(wc -c < "$EXP/oc/tr")), the old one kept ($(cat "$EXP/oc/tr.keep"))" \
+		test ! -s "$EXP/oc/tr" -a "$(cat "$EXP/oc/tr.keep")" = old-bytes
+	_s=$($A/oc/x 2>&1)
+	check "$_l: ... the export replaced a script: exec runs the new one ($_s)" test "$_s" = two
+
+	# 200 opens, the export swapping the two files
+	if [ $_d = 9p2000.L ]; then
+		: > $T/loop.err
+		: > $T/loop.bad
+		rm -f $T/loop.stop
+		(
+			while [ ! -e $T/loop.stop ]; do
+				mv "$EXP/oc/la" "$EXP/oc/lt"
+				mv "$EXP/oc/lb" "$EXP/oc/la"
+				mv "$EXP/oc/lt" "$EXP/oc/lb"
+			done
+		) 2> /dev/null &
+		_sw=$!
+		_t0=$(date +%s)
+		_i=0
+		while [ $_i -lt 200 ]; do
+			_f=$A/oc/la
+			[ $((_i % 2)) = 1 ] && _f=$A/oc/lb
+			if cat $_f > $T/loop.got 2>> $T/loop.err; then
+				cmp -s $T/loop.got $T/wa || cmp -s $T/loop.got $T/wb ||
+					echo "$_f: $(wc -c < $T/loop.got) bytes" >> $T/loop.bad
+			fi
+			_i=$((_i + 1))
+		done
+		touch $T/loop.stop
+		wait $_sw
+		_e=$(grep -c "No such file" $T/loop.err)
+		check "$_l: 200 opens in $(($(date +%s) - _t0)) s while the export swaps two files: each reads one whole ($(wc -l < $T/loop.bad) not), $_e ENOENT, no other error" \
+			sh -c "test ! -s $T/loop.bad && ! grep -v 'No such file' $T/loop.err"
+		head -n 3 $T/loop.bad | sed 's/^/#   /'
+	fi
+	umount_9p $A
+	check "$_l: ... no fid left after the umount ($_f0, then $(cat $PARAMS/live_fids))" \
+		test "$(cat $PARAMS/live_fids)" = "$_f0"
+	check "$_l: ... nothing in the kernel log" \
+		sh -c "! dmesg | tail -n +$((_k0 + 1)) | grep -E 'BUG:|Oops|WARNING:|general protection'"
+	rm -rf "$EXP/oc" "$EXP/ocn"
+}
+
 # run L DIALECT: the checks over one dialect
 run() {
 	_l=$1 _d=$2
@@ -707,6 +826,7 @@ run() {
 	mounted_names "$_l" $_d
 	nocto "$_l" $_d
 	opens "$_l" $_d
+	open_checks "$_l" $_d
 	[ $_d = 9p2000.L ] || return
 	export_names "$_l" $_d
 	concurrent "$_l" $_d
