@@ -3,7 +3,7 @@
  * hostile-9p: a 9P server that misbehaves on purpose, for fault tests.
  *
  *	hostile-9p -m MODE [-t read|write|walk|open|getattr] [-e ERRCODE]
- *		   [-E ENAME] [-N NAME] [-F fids] [-M msize] [-c COUNT]
+ *		   [-E ENAME] [-N NAME] [-F fids] [-M msize] [-c COUNT] [-k SKIP]
  *		   (-l tcp:HOST:PORT | -l unix:PATH | -s)
  *
  * It serves a tiny synthetic tree (a root directory holding one 64 KiB file,
@@ -77,18 +77,20 @@
  * "data" (a name check beside the attributes), or a Tlopen of a fid on "data"
  * and a Tgetattr of the same fid (an open beside its close-to-open check).
  * Every request is served honestly, one at a time and in order, but the pairs
- * (and their first -c COUNT only, when given); -t walk|open|getattr names the
+ * (those after the first -k SKIP it would act on, and of them the first -c
+ * COUNT only, when given); -t walk|open|getattr names the
  * member of a pair the mode acts on (getattr, the default, is the Tgetattr
  * of either kind of pair; walk and open only the Twalk or Tlopen). The log
  * says "pair walk" or "pair open" for each pair seen, and after every request
  * that makes or ends a fid "fids N open M": the fids the connection holds,
- * and how many of them are opened.
+ * and how many of them are opened. Each Tclunk of an opened fid of "data"
+ * stands for a writer elsewhere: the bytes change ("hostile\n", then
+ * "gen0001\n", "gen0002\n"... over and over, same length) and so do its mtime
+ * and ctime.
  *	pair-swap	every reply is held until the next request arrives (or
  *			50 ms pass) and the newer one is answered first (a Tflush
  *			of the held one drops it), so a pair is answered in the
- *			reverse order; each Tclunk of an opened fid of "data"
- *			stands for a writer elsewhere: the bytes change case
- *			("hostile" and "HOSTILE") and the ctime moves on
+ *			reverse order
  *	pair-fail	the member named by -t gets Rlerror(ERRCODE) (-e; default
  *			EIO), the other member its right reply; a Twalk failed
  *			with ENOENT removes "data" (a fid on it still answers)
@@ -191,7 +193,8 @@ static char file_name[NFILES][64] = {
 static const char *bad_name = "a/b";	/* readdir-name: -N */
 static int file_exists[NFILES] = { [QPATH_DATA] = 1 };
 static int pair_count = -1;	/* -c: pairs the pair-* modes act on; -1 all */
-static unsigned int data_gen;	/* pair-swap: changes of "data" so far */
+static int pair_skip;		/* -k: pairs served honestly before that */
+static unsigned int data_gen;	/* pair-* modes: changes of "data" so far */
 
 /* one connection's state */
 struct conn {
@@ -314,9 +317,17 @@ static void make_stat(u64 qpath, struct v9p_stat *st)
 	st->n_uid = st->n_gid = st->n_muid = 0;
 }
 
+/* "hostile\n" over and over; once the pair-* modes changed it, "genNNNN\n" */
 static u8 data_byte(u64 off)
 {
-	return (data_gen % 2 ? "HOSTILE\n" : "hostile\n")[off % 8];
+	static char pattern[16] = "hostile\n";
+	static unsigned int pattern_gen;
+
+	if (pattern_gen != data_gen) {
+		snprintf(pattern, sizeof(pattern), "gen%04u\n", data_gen % 10000);
+		pattern_gen = data_gen;
+	}
+	return pattern[off % 8];
 }
 
 /* Send f; returns 0, or -1 when the connection is gone. */
@@ -836,7 +847,7 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		return handle_walk(c, t);
 	case V9P_TCLUNK:
 		q = fid_slot(c, t->tclunk.fid, 0);
-		if (q && mode == M_PAIR_SWAP && *q == QPATH_DATA &&
+		if (q && mode >= M_PAIR_SWAP && *q == QPATH_DATA &&
 		    c->fids[fid_index(c, q)].opened) {
 			data_gen++;
 			logmsg("data changed (%u) after the close of an opened fid", data_gen);
@@ -1180,9 +1191,9 @@ static int serve_pair(struct conn *c, int kind, struct v9p_fcall *a, struct v9p_
 {
 	const char *what = kind == PAIR_WALK ? "walk" : "open";
 	struct v9p_fcall *victim = NULL;
-	int act = pair_count != 0;
+	int act = 1;
 
-	if (act && (mode == M_PAIR_FAIL || mode == M_PAIR_SILENT)) {
+	if (mode == M_PAIR_FAIL || mode == M_PAIR_SILENT) {
 		if (trigger_type == V9P_TWALK)
 			victim = kind == PAIR_WALK ? a : NULL;
 		else if (trigger_type == V9P_TOPEN)
@@ -1192,6 +1203,12 @@ static int serve_pair(struct conn *c, int kind, struct v9p_fcall *a, struct v9p_
 		act = victim != NULL;
 	}
 	if (mode == M_PAIR_OTHERFILE && kind != PAIR_WALK)
+		act = 0;
+	if (act && pair_skip > 0) {
+		pair_skip--;
+		act = 0;
+	}
+	if (act && pair_count == 0)
 		act = 0;
 	logmsg("pair %s: %s tag %u, Tgetattr tag %u fid %u: %s", what, v9p_type_name(a->type),
 	       a->tag, b->tag, b->tgetattr.fid, act ? mode_names[mode] : "served");
@@ -1426,7 +1443,7 @@ static void usage(void)
 	int i;
 
 	fprintf(stderr, "usage: hostile-9p -m MODE [-t read|write|walk|open|getattr] "
-		"[-e ERRCODE] [-E ENAME] [-N NAME] [-S length] [-F fids] [-M msize] [-c COUNT] "
+		"[-e ERRCODE] [-E ENAME] [-N NAME] [-S length] [-F fids] [-M msize] [-c COUNT] [-k SKIP] "
 		"(-l tcp:HOST:PORT | -l unix:PATH | -s)\nmodes:");
 	for (i = 0; i <= M_LAST; i++)
 		fprintf(stderr, " %s", mode_names[i]);
@@ -1439,7 +1456,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL;
 	int opt, lfd, i, use_stdio = 0, have_mode = 0, rerror_set = 0;
 
-	while ((opt = getopt(argc, argv, "m:t:e:E:N:S:F:M:c:l:s")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:e:E:N:S:F:M:c:k:l:s")) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i <= M_LAST; i++)
@@ -1489,6 +1506,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			pair_count = atoi(optarg);
+			break;
+		case 'k':
+			pair_skip = atoi(optarg);
 			break;
 		case 'l':
 			addr = optarg;
