@@ -345,7 +345,7 @@ for c in $clients; do
 		loose_fsx $c diod $_lm $OPS_SHORT
 		umount_9p $_lm || not_ok "$c/diod: cache=loose: umount"
 	else
-		lc_expect $c "diod: cache=loose: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		ref_expect $c "diod: cache=loose: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
 	fi
 done
 

@@ -35,9 +35,7 @@
 
 HPORT=5666
 OUT=/tmp/pairs.$$
-HOSTILE=/v9fs/bin/hostile-9p
-PROBE=/v9fs/bin/ioprobe
-LPROBE=/v9fs/bin/lprobe
+BIN=/v9fs/bin
 PARAMS=/sys/module/9p2000/parameters
 LOG=$OUT/hostile.log
 M=/mnt/pairs66
@@ -56,12 +54,12 @@ expect() { # expect TEXT GOT WANT
 
 # a call, killed after 20 s ("killed" then)
 lprobe() {
-	timeout -s KILL 20 "$LPROBE" "$@" > "$OUT/lprobe.txt" 2>&1
+	timeout -s KILL 20 "$BIN/lprobe" "$@" > "$OUT/lprobe.txt" 2>&1
 	[ $? -eq 137 ] && echo killed && return
 	cat "$OUT/lprobe.txt"
 }
 probe() {
-	timeout -s KILL 20 "$PROBE" "$@" > "$OUT/probe.txt" 2>&1
+	timeout -s KILL 20 "$BIN/ioprobe" "$@" > "$OUT/probe.txt" 2>&1
 	[ $? -eq 137 ] && echo killed && return
 	cat "$OUT/probe.txt"
 }
@@ -79,7 +77,7 @@ pstart() {
 	shift 2
 	CASE=$_t
 	: > "$LOG"
-	"$HOSTILE" "$@" -l tcp:127.0.0.1:$HPORT 2> "$LOG" &
+	"$BIN/hostile-9p" "$@" -l tcp:127.0.0.1:$HPORT 2> "$LOG" &
 	H_PID=$!
 	wait_listen $HPORT $H_PID
 	mount_9p 9P tcp 9p2000.L $HPORT $M "cache=loose,actimeo=1$_o" \
@@ -247,16 +245,16 @@ timed_call() {
 silent() {
 	pstart "pair-silent, name check's Tgetattr" "" -m pair-silent -t getattr || return
 	looked_up
-	killed "$LPROBE stat $M/data" "pair-silent: a stat whose paired Tgetattr is never answered"
+	killed "$BIN/lprobe stat $M/data" "pair-silent: a stat whose paired Tgetattr is never answered"
 	pstop
 
 	pstart "pair-silent, name check's Twalk" "" -m pair-silent -t walk || return
 	looked_up
-	killed "$LPROBE stat $M/data" "pair-silent: a stat whose name check's Twalk is never answered"
+	killed "$BIN/lprobe stat $M/data" "pair-silent: a stat whose name check's Twalk is never answered"
 	pstop
 
 	pstart "pair-silent, Tlopen" "" -m pair-silent -t open || return
-	killed "$PROBE open $M/data" "pair-silent: an open whose Tlopen is never answered"
+	killed "$BIN/ioprobe open $M/data" "pair-silent: an open whose Tlopen is never answered"
 	pstop
 
 	pstart "pair-silent, Twalk, timeout=2" ",timeout=2" -m pair-silent -t walk -c 1 || return
