@@ -78,9 +78,9 @@
  * and a Tgetattr of the same fid (an open beside its close-to-open check).
  * Every request is served honestly, one at a time and in order, but the pairs
  * (those after the first -k SKIP it would act on, and of them the first -c
- * COUNT only, when given); -t walk|open|getattr names the
- * member of a pair the mode acts on (getattr, the default, is the Tgetattr
- * of either kind of pair; walk and open only the Twalk or Tlopen). The log
+ * COUNT only, when given); -t walk|open|getattr names the member of a pair
+ * the mode acts on (getattr, the default, is the Tgetattr of either kind of
+ * pair; walk and open only the Twalk or Tlopen). The log
  * says "pair walk" or "pair open" for each pair seen, and after every request
  * that makes or ends a fid "fids N open M": the fids the connection holds,
  * and how many of them are opened. Each Tclunk of an opened fid of "data"
