@@ -5,9 +5,9 @@
 # either: a name check after actimeo that ends a stat's path walk sends its
 # Twalk beside a Tgetattr on the dentry's fid, and an open (no O_TRUNC) its
 # Tlopen beside the close-to-open Tgetattr of the same fid. hostile-9p's
-# pair-* modes (tests/guest/hostile.c) see the two arrive together and then:
-# The file's bytes and ctime change at each close of an opened fid (a writer
-# elsewhere, in every pair-* mode).
+# pair-* modes (tests/guest/hostile.c) change the file's bytes and ctime at
+# each close of an opened fid (a writer elsewhere), see the two requests
+# arrive together and then:
 #   - pair-swap: answer every request after the next one (a pair in reverse
 #     order): a stat after actimeo gives the right size and mode, an open
 #     sees the new bytes (no stale page), a whole read is of one version
