@@ -113,27 +113,19 @@ void ninep_req_put(struct ninep_req *req)
 /*
  * timeout=: a Tflush sent for a timed-out request and still unanswered a
  * whole timeout later means the server answers nothing: the connection is
- * then dead. Also forgets a recorded Tflush once it was answered.
+ * then dead. Retiring the Tflush forgets it (req_retire_locked()).
  */
 static bool flush_overdue(struct ninep_client *c)
 {
-	struct ninep_req *f, *answered = NULL;
-	bool overdue = false;
+	bool overdue;
 
 	if (!READ_ONCE(c->stale_flush))
 		return false;
 	spin_lock(&c->lock);
-	f = c->stale_flush;
-	if (f && !f->in_table) {
-		answered = f;
-		WRITE_ONCE(c->stale_flush, NULL);
-	} else if (f) {
-		overdue = time_after_eq(jiffies, c->stale_since +
-					(unsigned long)c->timeout * HZ);
-	}
+	overdue = c->stale_flush &&
+		  time_after_eq(jiffies, c->stale_since +
+				(unsigned long)c->timeout * HZ);
 	spin_unlock(&c->lock);
-	if (answered)
-		ninep_req_put(answered);
 	return overdue;
 }
 
@@ -370,6 +362,15 @@ static void req_retire_locked(struct ninep_client *c, struct ninep_req *req,
 	if (!req->in_table)
 		return;
 	tag_remove_locked(c, req);
+	/*
+	 * The Tflush of a timed-out request, answered or failed: there is
+	 * nothing left to watch (flush_overdue()). Let it go now, not at the
+	 * next request, which may never come.
+	 */
+	if (req == c->stale_flush) {
+		WRITE_ONCE(c->stale_flush, NULL);
+		refcount_dec(&req->ref);	/* stale_flush's; the table holds one */
+	}
 	if (!list_empty(&req->tx_node)) {
 		list_del_init(&req->tx_node);
 		refcount_dec(&req->ref);	/* the queue's; table still holds one */

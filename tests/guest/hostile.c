@@ -3,7 +3,8 @@
  * hostile-9p: a 9P server that misbehaves on purpose, for fault tests.
  *
  *	hostile-9p -m MODE [-t read|write|walk|open|getattr] [-e ERRCODE]
- *		   [-E ENAME] [-N NAME] [-F fids] [-M msize] (-l tcp:HOST:PORT | -l unix:PATH | -s)
+ *		   [-E ENAME] [-N NAME] [-F fids] [-M msize] [-c COUNT] [-k SKIP]
+ *		   (-l tcp:HOST:PORT | -l unix:PATH | -s)
  *
  * It serves a tiny synthetic tree (a root directory holding one 64 KiB file,
  * "data") well enough for a client to mount it, list it and open the file, in
@@ -69,6 +70,35 @@
  *	getlock-range	every Rgetlock says a write lock at 2^63 - 10, 100 bytes
  *			long: past the largest offset
  *	getlock-type	every Rgetlock says lock type 9 over the whole file
+ *
+ * Paired 9P2000.L modes: two requests that arrive together (the second within
+ * 50 ms of the first, as a client sends the requests it overlaps) form a pair
+ * when they are a Twalk of one name to "data" and a Tgetattr of a fid on
+ * "data" (a name check beside the attributes), or a Tlopen of a fid on "data"
+ * and a Tgetattr of the same fid (an open beside its close-to-open check).
+ * Every request is served honestly, one at a time and in order, but the pairs
+ * (those after the first -k SKIP it would act on, and of them the first -c
+ * COUNT only, when given); -t walk|open|getattr names the member of a pair
+ * the mode acts on (getattr, the default, is the Tgetattr of either kind of
+ * pair; walk and open only the Twalk or Tlopen). The log
+ * says "pair walk" or "pair open" for each pair seen, and after every request
+ * that makes or ends a fid "fids N open M": the fids the connection holds,
+ * and how many of them are opened. Each Tclunk of an opened fid of "data"
+ * stands for a writer elsewhere: the bytes change ("hostile\n", then
+ * "gen0001\n", "gen0002\n"... over and over, same length) and so do its mtime
+ * and ctime.
+ *	pair-swap	every reply is held until the next request arrives (or
+ *			50 ms pass) and the newer one is answered first (a Tflush
+ *			of the held one drops it), so a pair is answered in the
+ *			reverse order
+ *	pair-fail	the member named by -t gets Rlerror(ERRCODE) (-e; default
+ *			EIO), the other member its right reply; a Twalk failed
+ *			with ENOENT removes "data" (a fid on it still answers)
+ *	pair-otherfile	at a name check's pair "data" is replaced by another file
+ *			(4242 bytes, mode 0600): the Twalk finds the new file,
+ *			the Tgetattr on the old fid answers for the old one
+ *	pair-silent	the member named by -t is never answered (a Tflush of it
+ *			is), the other member is
  * Outside the xattr-* modes Txattrwalk and Txattrcreate get EOPNOTSUPP; there
  * every name has the value "hostile-xattr-16" and the list is "user.h".
  * Outside the lock modes Tlock and Tgetlock get EOPNOTSUPP.
@@ -103,9 +133,10 @@ enum mode {
 	M_GETATTR_SHORT, M_GETATTR_NOMODE, M_GETATTR_LIES, M_READDIR_COUNT, M_READDIR_OVERRUN,
 	M_READDIR_NAME, M_READDIR_STUCK, M_IOUNIT, M_READLINK_LONG, M_STATFS_BSIZE0,
 	M_XATTR_HUGE, M_XATTR_BIG, M_XATTR_BIGREAD, M_XATTR_NONUL, M_LOCK_STATUS,
-	M_GETLOCK_RANGE, M_GETLOCK_TYPE
+	M_GETLOCK_RANGE, M_GETLOCK_TYPE, M_PAIR_SWAP, M_PAIR_FAIL, M_PAIR_OTHERFILE,
+	M_PAIR_SILENT
 };
-#define M_LAST	M_GETLOCK_TYPE
+#define M_LAST	M_PAIR_SILENT
 
 static const char *const mode_names[] = {
 	[M_NONE] = "none", [M_MALFORMED] = "malformed", [M_OVERSIZED] = "oversized",
@@ -121,7 +152,9 @@ static const char *const mode_names[] = {
 	[M_XATTR_HUGE] = "xattr-huge", [M_XATTR_BIG] = "xattr-big",
 	[M_XATTR_BIGREAD] = "xattr-bigread", [M_XATTR_NONUL] = "xattr-nonul",
 	[M_LOCK_STATUS] = "lock-status", [M_GETLOCK_RANGE] = "getlock-range",
-	[M_GETLOCK_TYPE] = "getlock-type",
+	[M_GETLOCK_TYPE] = "getlock-type", [M_PAIR_SWAP] = "pair-swap",
+	[M_PAIR_FAIL] = "pair-fail", [M_PAIR_OTHERFILE] = "pair-otherfile",
+	[M_PAIR_SILENT] = "pair-silent",
 };
 
 #define DATA_SIZE	65536
@@ -129,7 +162,9 @@ static const char *const mode_names[] = {
 #define QPATH_DATA	2
 #define QPATH_SRC	3
 #define QPATH_LINK	4	/* readlink-long only: a symlink */
-#define NFILES		5	/* qpaths below this */
+#define QPATH_NEW	5	/* pair-otherfile: the file that replaces "data" */
+#define NFILES		6	/* qpaths below this */
+#define NEW_SIZE	4242	/* QPATH_NEW's length */
 #define QPATH_XVALUE	100	/* an xattr fid: a value, */
 #define QPATH_XLIST	101	/* or the list of names */
 #define XATTR_VALUE	"hostile-xattr-16"
@@ -139,6 +174,7 @@ static const char *const mode_names[] = {
 #define STREAM_SIZE	(1 << 20)
 #define STREAM_QUEUE	8
 #define STREAM_WAIT_MS	100
+#define PAIR_WAIT_MS	50	/* the second request of a pair comes within */
 
 static enum mode mode;
 static volatile sig_atomic_t terminate;
@@ -151,10 +187,14 @@ static const char *rerror_name = "hostile: no such error";
 static u64 data_length = DATA_SIZE;	/* what a stat of "data" says */
 /* The files of the root (each connection is a process: its own copy). */
 static char file_name[NFILES][64] = {
-	[QPATH_DATA] = "data", [QPATH_SRC] = "src", [QPATH_LINK] = "link"
+	[QPATH_DATA] = "data", [QPATH_SRC] = "src", [QPATH_LINK] = "link",
+	[QPATH_NEW] = "data"
 };
 static const char *bad_name = "a/b";	/* readdir-name: -N */
 static int file_exists[NFILES] = { [QPATH_DATA] = 1 };
+static int pair_count = -1;	/* -c: pairs the pair-* modes act on; -1 all */
+static int pair_skip;		/* -k: pairs served honestly before that */
+static unsigned int data_gen;	/* pair-* modes: changes of "data" so far */
 
 /* one connection's state */
 struct conn {
@@ -165,8 +205,10 @@ struct conn {
 	struct {
 		u32 fid;
 		u64 qpath;	/* 0: slot free */
+		int opened;	/* Tlopen or Topen answered */
 	} fids[MAX_FIDS];
 	u8 *in, *out;
+	u8 *in2;		/* pair modes: the request read ahead */
 	/* stream: Treads held back, answered newest first; bytes sent */
 	struct {
 		u16 tag;
@@ -234,7 +276,19 @@ static u64 *fid_slot(struct conn *c, u32 fid, int create)
 	if (!create || free_slot < 0)
 		return NULL;
 	c->fids[free_slot].fid = fid;
+	c->fids[free_slot].opened = 0;
 	return &c->fids[free_slot].qpath;
+}
+
+/* The slot of the fid whose qpath @q points at. */
+static int fid_index(struct conn *c, const u64 *q)
+{
+	int i;
+
+	for (i = 0; i < MAX_FIDS; i++)
+		if (&c->fids[i].qpath == q)
+			return i;
+	return 0;
 }
 
 static struct v9p_qid make_qid(u64 qpath)
@@ -263,9 +317,17 @@ static void make_stat(u64 qpath, struct v9p_stat *st)
 	st->n_uid = st->n_gid = st->n_muid = 0;
 }
 
+/* "hostile\n" over and over; once the pair-* modes changed it, "genNNNN\n" */
 static u8 data_byte(u64 off)
 {
-	return "hostile\n"[off % 8];
+	static char pattern[16] = "hostile\n";
+	static unsigned int pattern_gen;
+
+	if (pattern_gen != data_gen) {
+		snprintf(pattern, sizeof(pattern), "gen%04u\n", data_gen % 10000);
+		pattern_gen = data_gen;
+	}
+	return pattern[off % 8];
 }
 
 /* Send f; returns 0, or -1 when the connection is gone. */
@@ -591,12 +653,16 @@ static int lgetattr(struct conn *c, struct v9p_fcall *t, u64 q)
 	r.rgetattr.valid = V9P_GETATTR_BASIC;
 	r.rgetattr.qid = make_qid(q);
 	r.rgetattr.mode = q == QPATH_ROOT ? (040000 | 0755) :
-			  q == QPATH_LINK ? (0120000 | 0777) : (0100000 | 0644);
+			  q == QPATH_LINK ? (0120000 | 0777) :
+			  q == QPATH_NEW ? (0100000 | 0600) : (0100000 | 0644);
 	r.rgetattr.nlink = q == QPATH_ROOT ? 2 : 1;
-	r.rgetattr.size = q == QPATH_ROOT ? 0 : q == QPATH_LINK ? LONG_LINK : data_length;
+	r.rgetattr.size = q == QPATH_ROOT ? 0 : q == QPATH_LINK ? LONG_LINK :
+			  q == QPATH_NEW ? NEW_SIZE : data_length;
 	r.rgetattr.blksize = 4096;
 	r.rgetattr.blocks = r.rgetattr.size / 512;
 	r.rgetattr.atime_sec = r.rgetattr.mtime_sec = r.rgetattr.ctime_sec = 1000000000;
+	if (q == QPATH_DATA)
+		r.rgetattr.mtime_sec = r.rgetattr.ctime_sec += data_gen;
 	if (q == QPATH_DATA && mode == M_GETATTR_NOMODE)
 		r.rgetattr.mode = 0644;
 	if (q == QPATH_DATA && mode == M_GETATTR_LIES)
@@ -781,6 +847,11 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		return handle_walk(c, t);
 	case V9P_TCLUNK:
 		q = fid_slot(c, t->tclunk.fid, 0);
+		if (q && mode >= M_PAIR_SWAP && *q == QPATH_DATA &&
+		    c->fids[fid_index(c, q)].opened) {
+			data_gen++;
+			logmsg("data changed (%u) after the close of an opened fid", data_gen);
+		}
 		if (q)
 			*q = 0;
 		r.type = V9P_RCLUNK;
@@ -791,6 +862,7 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		if (!q)
 			return send_error(c, t->tag, EBADF);
 		r.type = t->type + 1;
+		c->fids[fid_index(c, q)].opened = 1;
 		if (t->type == V9P_TLOPEN) {
 			r.rlopen.qid = make_qid(*q);
 			if (mode == M_IOUNIT) {
@@ -880,15 +952,16 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 			return xattr_read(c, t, *q);
 		{
 			u64 off = t->tread.offset;
+			u64 size = *q == QPATH_NEW ? NEW_SIZE : DATA_SIZE;
 			u32 n = t->tread.count;
 			int len;
 
 			if (n > c->msize - V9P_RREAD_HDRSZ)
 				n = c->msize - V9P_RREAD_HDRSZ;
-			if (off >= DATA_SIZE)
+			if (off >= size)
 				n = 0;
-			else if (n > DATA_SIZE - off)
-				n = DATA_SIZE - off;
+			else if (n > size - off)
+				n = size - off;
 			len = pack_rread(c, t->tag, off, n, n);
 			return len < 0 ? -1 : write_full(c->wfd, c->out, len);
 		}
@@ -998,6 +1071,231 @@ static int is_trigger(struct conn *c, struct v9p_fcall *t)
 	return q && *q == QPATH_DATA;
 }
 
+/* ---- the pair-* modes ---- */
+
+/* pair-* modes: "fids N open M" after a request that makes or ends a fid */
+static void log_fids(struct conn *c)
+{
+	int i, n = 0, open = 0;
+
+	for (i = 0; i < MAX_FIDS; i++) {
+		if (!c->fids[i].qpath)
+			continue;
+		n++;
+		open += c->fids[i].opened;
+	}
+	logmsg("fids %d open %d", n, open);
+}
+
+/* One request, the honest way (Tversion included); -1 to close. */
+static int serve_msg(struct conn *c, struct v9p_fcall *t)
+{
+	int ret;
+
+	if (t->type == V9P_TVERSION)
+		return handle_version(c, t);
+	if (t->type == V9P_TFLUSH)
+		logmsg("Tflush of tag %u (tag %u)", t->tflush.oldtag, t->tag);
+	ret = serve_one(c, t);
+	switch (t->type) {
+	case V9P_TATTACH:
+	case V9P_TWALK:
+	case V9P_TCLUNK:
+	case V9P_TREMOVE:
+	case V9P_TLOPEN:
+		log_fids(c);
+		break;
+	default:
+		break;
+	}
+	return ret;
+}
+
+/*
+ * Reads one request into @buf and decodes it into @t: 0, or -1 when the
+ * connection is gone. One that does not decode is answered EPROTO and the
+ * next is read.
+ */
+static int read_msg(struct conn *c, u8 *buf, struct v9p_fcall *t)
+{
+	struct v9p_hdr h;
+	int ret;
+
+	for (;;) {
+		if (read_full(c->rfd, buf, V9P_HDRSZ))
+			return -1;
+		ret = v9p_peek_hdr(buf, V9P_HDRSZ, c->msize, &h);
+		if (ret < 0) {
+			logmsg("bad request header (%d), closing", ret);
+			return -1;
+		}
+		if (read_full(c->rfd, buf + V9P_HDRSZ, h.size - V9P_HDRSZ))
+			return -1;
+		if (h.type == V9P_TVERSION)
+			c->d = V9P_9P2000U;	/* one layout in every dialect */
+		ret = v9p_unpack(buf, h.size, c->d, c->msize, t);
+		if (!ret)
+			return 0;
+		logmsg("cannot decode %s (%d)", v9p_type_name(h.type), ret);
+		if (send_error(c, h.tag, EPROTO))
+			return -1;
+	}
+}
+
+/* Whether another request is there to read within @ms. */
+static int readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+static int on_data(struct conn *c, u32 fid)
+{
+	u64 *q = fid_slot(c, fid, 0);
+
+	return q && (*q == QPATH_DATA || *q == QPATH_NEW);
+}
+
+/* A member of a pair: a Twalk to "data", a Tgetattr or Tlopen of it. */
+static int pair_member(struct conn *c, const struct v9p_fcall *t)
+{
+	switch (t->type) {
+	case V9P_TWALK:
+		return t->twalk.nwname == 1 && v9p_str_eq(&t->twalk.wname[0], "data");
+	case V9P_TGETATTR:
+		return on_data(c, t->tgetattr.fid);
+	case V9P_TLOPEN:
+		return on_data(c, t->tlopen.fid);
+	default:
+		return 0;
+	}
+}
+
+enum { PAIR_NONE, PAIR_WALK, PAIR_OPEN };
+
+/* Whether @a then @b is a pair, and which. */
+static int pair_of(struct conn *c, const struct v9p_fcall *a, const struct v9p_fcall *b)
+{
+	if (b->type != V9P_TGETATTR || !pair_member(c, a) || !pair_member(c, b))
+		return PAIR_NONE;
+	if (a->type == V9P_TWALK)
+		return PAIR_WALK;
+	if (a->type == V9P_TLOPEN && a->tlopen.fid == b->tgetattr.fid)
+		return PAIR_OPEN;
+	return PAIR_NONE;
+}
+
+/* Serve the pair @a, @b (of @kind) as the mode says; -1 to close. */
+static int serve_pair(struct conn *c, int kind, struct v9p_fcall *a, struct v9p_fcall *b)
+{
+	const char *what = kind == PAIR_WALK ? "walk" : "open";
+	struct v9p_fcall *victim = NULL;
+	int act = 1;
+
+	if (mode == M_PAIR_FAIL || mode == M_PAIR_SILENT) {
+		if (trigger_type == V9P_TWALK)
+			victim = kind == PAIR_WALK ? a : NULL;
+		else if (trigger_type == V9P_TOPEN)
+			victim = kind == PAIR_OPEN ? a : NULL;
+		else
+			victim = b;
+		act = victim != NULL;
+	}
+	if (mode == M_PAIR_OTHERFILE && kind != PAIR_WALK)
+		act = 0;
+	if (act && pair_skip > 0) {
+		pair_skip--;
+		act = 0;
+	}
+	if (act && pair_count == 0)
+		act = 0;
+	logmsg("pair %s: %s tag %u, Tgetattr tag %u fid %u: %s", what, v9p_type_name(a->type),
+	       a->tag, b->tag, b->tgetattr.fid, act ? mode_names[mode] : "served");
+	if (!act)
+		return serve_msg(c, a) || serve_msg(c, b) ? -1 : 0;
+	if (pair_count > 0)
+		pair_count--;
+	switch (mode) {
+	case M_PAIR_SWAP:
+		return serve_msg(c, b) || serve_msg(c, a) ? -1 : 0;
+	case M_PAIR_OTHERFILE:
+		file_exists[QPATH_DATA] = 0;
+		file_exists[QPATH_NEW] = 1;
+		logmsg("data replaced by another file (qid path %d)", QPATH_NEW);
+		return serve_msg(c, a) || serve_msg(c, b) ? -1 : 0;
+	case M_PAIR_FAIL:
+		if (victim == a && a->type == V9P_TWALK && rerror_code == ENOENT) {
+			file_exists[QPATH_DATA] = 0;
+			logmsg("data removed");
+		}
+		logmsg("%s tag %u: Rlerror %u", v9p_type_name(victim->type), victim->tag,
+		       rerror_code);
+		if (victim == a)
+			return send_error(c, a->tag, rerror_code) || serve_msg(c, b) ? -1 : 0;
+		return serve_msg(c, a) || send_error(c, b->tag, rerror_code) ? -1 : 0;
+	case M_PAIR_SILENT:
+		logmsg("%s tag %u: never answered", v9p_type_name(victim->type), victim->tag);
+		return serve_msg(c, victim == a ? b : a);
+	default:
+		return -1;
+	}
+}
+
+/*
+ * The pair-* modes: a request that may be the first of a pair (any request
+ * in pair-swap) waits up to PAIR_WAIT_MS for the next one; together they are
+ * a pair, served as the mode says, or (pair-swap) answered newer first.
+ */
+static void serve_pairs(struct conn *c)
+{
+	struct v9p_fcall a, b;
+	u8 *abuf = c->in, *bbuf = c->in2, *tmp;
+	int have = 0, kind;
+
+	for (;;) {
+		if (!have && read_msg(c, abuf, &a))
+			break;
+		have = 0;
+		if (a.type == V9P_TVERSION || (mode != M_PAIR_SWAP && !pair_member(c, &a)) ||
+		    !readable(c->rfd, PAIR_WAIT_MS)) {
+			if (serve_msg(c, &a))
+				break;
+			continue;
+		}
+		if (read_msg(c, bbuf, &b))
+			break;
+		kind = pair_of(c, &a, &b);
+		if (kind != PAIR_NONE) {
+			if (serve_pair(c, kind, &a, &b))
+				break;
+			continue;
+		}
+		if (mode == M_PAIR_SWAP && b.type != V9P_TVERSION) {
+			if (b.type == V9P_TFLUSH && b.tflush.oldtag == a.tag) {
+				logmsg("%s tag %u flushed while held: not answered",
+				       v9p_type_name(a.type), a.tag);
+				if (serve_msg(c, &b))
+					break;
+				continue;
+			}
+			if (serve_msg(c, &b) || serve_msg(c, &a))
+				break;
+			continue;
+		}
+		/* no pair: @a now, @b may be the first of one */
+		if (serve_msg(c, &a))
+			break;
+		a = b;
+		tmp = abuf;
+		abuf = bbuf;
+		bbuf = tmp;
+		have = 1;
+	}
+	logmsg("connection closed");
+	exit(0);
+}
+
 static void serve_conn(int rfd, int wfd)
 {
 	struct conn *c = calloc(1, sizeof(*c));
@@ -1011,9 +1309,12 @@ static void serve_conn(int rfd, int wfd)
 	c->wfd = wfd;
 	c->msize = max_msize;
 	c->in = malloc(max_msize + 8192);
+	c->in2 = malloc(max_msize + 8192);
 	c->out = malloc(max_msize + 16384);
-	if (!c->in || !c->out)
+	if (!c->in || !c->in2 || !c->out)
 		exit(1);
+	if (mode >= M_PAIR_SWAP)
+		serve_pairs(c);
 	for (;;) {
 		int ret;
 
@@ -1142,7 +1443,7 @@ static void usage(void)
 	int i;
 
 	fprintf(stderr, "usage: hostile-9p -m MODE [-t read|write|walk|open|getattr] "
-		"[-e ERRCODE] [-E ENAME] [-N NAME] [-S length] [-F fids] [-M msize] "
+		"[-e ERRCODE] [-E ENAME] [-N NAME] [-S length] [-F fids] [-M msize] [-c COUNT] [-k SKIP] "
 		"(-l tcp:HOST:PORT | -l unix:PATH | -s)\nmodes:");
 	for (i = 0; i <= M_LAST; i++)
 		fprintf(stderr, " %s", mode_names[i]);
@@ -1153,9 +1454,9 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL;
-	int opt, lfd, i, use_stdio = 0, have_mode = 0;
+	int opt, lfd, i, use_stdio = 0, have_mode = 0, rerror_set = 0;
 
-	while ((opt = getopt(argc, argv, "m:t:e:E:N:S:F:M:l:s")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:e:E:N:S:F:M:c:k:l:s")) != -1) {
 		switch (opt) {
 		case 'm':
 			for (i = 0; i <= M_LAST; i++)
@@ -1182,6 +1483,7 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			rerror_code = strtoul(optarg, NULL, 0);
+			rerror_set = 1;
 			break;
 		case 'E':
 			rerror_name = optarg;
@@ -1202,6 +1504,12 @@ int main(int argc, char **argv)
 			if (max_msize < 4096 || max_msize > (1 << 20))
 				usage();
 			break;
+		case 'c':
+			pair_count = atoi(optarg);
+			break;
+		case 'k':
+			pair_skip = atoi(optarg);
+			break;
 		case 'l':
 			addr = optarg;
 			break;
@@ -1216,6 +1524,8 @@ int main(int argc, char **argv)
 		usage();
 	if (mode == M_STREAM)
 		data_length = 0;
+	if (mode == M_PAIR_FAIL && !rerror_set)
+		rerror_code = EIO;
 	if (mode == M_RENAMEFAIL)
 		file_exists[QPATH_SRC] = 1;
 	if (mode == M_READLINK_LONG)

@@ -19,6 +19,11 @@
 # (ours has no fsx reference on v9fsd: its failures there fail.)
 # Locks between two mounts of one server (two connections), on diod and v9fsd,
 # each client (pair_locks below).
+# cache=loose on diod, each client (ours with actimeo=1): a file made, changed,
+# replaced and removed on the export seen through the mount (stat after actimeo,
+# an open right after, close-to-open; tests/guest/loose-coherence.sh), then an
+# fsx of 2,500 ops (10,000 in make soak) on the loose mount. Ours is asserted,
+# the in-tree client's differences are notes.
 #
 # What is asserted and what is a note:
 #   - the in-tree client on diod is the reference: its failures are notes (neither
@@ -33,6 +38,7 @@
 #     SKIPs its runs: "our client does not speak 9P2000.L"; any other mount
 #     failure fails
 . /v9fs/tests/lib.sh
+. /v9fs/tests/loose-coherence.sh
 
 PORT=5652
 DPORT=5653
@@ -324,6 +330,22 @@ for c in $clients; do
 		for t in tcp unix fd; do
 			run $c v9fsd $t $PORT "$EXPORT" 0
 		done
+	fi
+done
+
+# cache=loose on diod: over 9P2000.L ours sends a stat's name check beside a
+# Tgetattr and an open's Tlopen beside a Tgetattr of the same fid
+for c in $clients; do
+	[ -n "$DIOD_PID" ] || break
+	_lm=/mnt/dotl-loose-$c _lx=cache=loose
+	[ $c = 9P ] && _lx=cache=loose,actimeo=1
+	if mount_9p $c tcp 9p2000.L $DPORT $_lm "aname=$DEXPORT,uname=root,$_lx" \
+		> "$OUT/mount.txt" 2>&1; then
+		loose_coherence $c diod $_lm "$DEXPORT"
+		loose_fsx $c diod $_lm $OPS_SHORT
+		umount_9p $_lm || not_ok "$c/diod: cache=loose: umount"
+	else
+		ref_expect $c "diod: cache=loose: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
 	fi
 done
 

@@ -67,16 +67,8 @@ klog_new() { dmesg | tail -n +$((KLOG_BASE + 1)); }
 live() { cat "$PARAMS/live_$1" 2> /dev/null || echo '?'; }
 
 # expect CLIENT TEXT GOT WANT: ok when GOT = WANT; for the in-tree client a
-# difference is a note.
-expect() {
-	if [ "$3" = "$4" ]; then
-		ok "$1: $2 ($3)"
-	elif [ "$1" = 9p ]; then
-		diag "note: in-tree 9p: $2: got '$3', ours must give '$4'"
-	else
-		not_ok "$1: $2: got '$3', want '$4'"
-	fi
-}
+# difference is a note (lib.sh).
+expect() { ref_expect "$@"; }
 
 # hostile_start ARGS...: hostile-9p on tcp 127.0.0.1:$HPORT; sets H_PID.
 hostile_start() {
