@@ -587,6 +587,40 @@ static bool ninep_check_fetches(struct dentry *dentry, struct inode *dir,
 }
 
 /*
+ * What a name check's Twalk of @dentry's name found: @fid, the walked fid
+ * (of @uid) or the walk's error, sent at @when. 1 if the name still means
+ * what the dentry says: the dentry is fresh as of @when and keeps @fid (as
+ * its own fid, or as a regular file's spare), and @af's reply, if asked
+ * for and answered, is applied; 0 if the name is gone, another file, or
+ * (negative dentry) there now; else the walk's error.
+ */
+static int ninep_check_walked(struct dentry *dentry, struct ninep_fid *fid,
+			      kuid_t uid, unsigned long when,
+			      struct ninep_attr_fetch *af)
+{
+	struct inode *inode = d_inode(dentry);
+
+	if (IS_ERR(fid)) {
+		if (PTR_ERR(fid) != -ENOENT)
+			return PTR_ERR(fid);
+		return inode ? 0 : 1;
+	}
+	if (!inode || !ninep_same_file(inode, &fid->qid)) {
+		ninep_fid_put(fid);
+		return 0;
+	}
+	/* An error leaves the attributes stale: getattr asks again. */
+	if (af && !af->err)
+		ninep_dotl_fetched(inode, af);
+	if (S_ISREG(inode->i_mode))
+		ninep_dentry_keep_spare(dentry, fid, uid);
+	else
+		ninep_dentry_keep_fid(dentry, fid, uid);
+	ninep_dentry_fresh(dentry, when);
+	return 1;
+}
+
+/*
  * Whether @dentry's name still means what the dentry says, asked with one
  * Twalk from the parent's fid to the name. The name is checked, not the
  * dentry's fid: a fid follows its file across a rename on the server, so
@@ -633,26 +667,8 @@ static int ninep_dentry_check(struct dentry *dentry, unsigned int flags)
 		fid = ninep_walk_reclaim(dentry->d_sb, dfid, snap.name.name);
 	}
 	release_dentry_name_snapshot(&snap);
-	if (IS_ERR(fid)) {
-		ret = PTR_ERR(fid);
-		if (ret == -ENOENT)
-			ret = inode ? 0 : 1;
-	} else if (inode && ninep_same_file(inode, &fid->qid)) {
-		/* An error leaves the attributes stale: getattr asks again. */
-		if (!af.err)
-			ninep_dotl_fetched(inode, &af);
-		if (S_ISREG(inode->i_mode))
-			ninep_dentry_keep_spare(dentry, fid, dfid->uid);
-		else
-			ninep_dentry_keep_fid(dentry, fid, dfid->uid);
-		ret = 1;
-	} else {
-		ninep_fid_put(fid);
-		ret = 0;
-	}
+	ret = ninep_check_walked(dentry, fid, dfid->uid, when, &af);
 	ninep_fid_put(dfid);
-	if (ret == 1)
-		ninep_dentry_fresh(dentry, when);
 	ninep_vfs_dbg(ninep_sb_session(dentry->d_sb), "%pd: %d\n", dentry, ret);
 	return ret;
 }
@@ -749,16 +765,8 @@ int ninep_open_check_name(struct dentry *dentry, struct ninep_fid *ofid,
 	/* Its fid refused: walked again alone, once fids were given back. */
 	fid = ninep_walk_retry(dentry->d_sb, dfid, snap.name.name, fid);
 	release_dentry_name_snapshot(&snap);
-	if (IS_ERR(fid)) {
-		ret = PTR_ERR(fid) == -ENOENT ? 0 : PTR_ERR(fid);
-	} else if (ninep_same_file(inode, &fid->qid)) {
-		ninep_dentry_keep_spare(dentry, fid, dfid->uid);
-		ninep_dentry_fresh(dentry, when);
-		ret = 1;
-	} else {
-		ninep_fid_put(fid);
-		ret = 0;
-	}
+	/* The open applies the attributes, under the inode lock. */
+	ret = ninep_check_walked(dentry, fid, dfid->uid, when, NULL);
 	ninep_fid_put(dfid);
 	return ninep_open_check_end(dentry, ret);
 }
