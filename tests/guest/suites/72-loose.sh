@@ -394,20 +394,23 @@ fidcap() {
 		check "... find and cat of the whole tree read what the export has: $(sort -u $T/cap.err | head -n 2)" \
 			sh -c "cmp $T/cap.want $T/cap.got && test ! -s $T/cap.err && test -s $T/cap.got"
 		# 10 files held open need 20 fids and more
+		# (each shell's errors in a file of its own: a shell may write one
+		# message in several writes, which others' would split)
 		: > $T/cap.ok
-		: > $T/cap.err
+		rm -f $T/cap.err.*
 		_pids=
 		_i=0
 		while [ $_i -lt 10 ]; do
-			sh -c "exec < $A/cap/d0/f$_i && echo f$_i && exec sleep 30" >> $T/cap.ok 2>> $T/cap.err &
+			sh -c "exec < $A/cap/d0/f$_i && echo f$_i && exec sleep 30" >> $T/cap.ok 2> $T/cap.err.$_i &
 			_pids="$_pids $!"
 			_i=$((_i + 1))
 		done
 		_i=0
-		while [ $(($(wc -l < $T/cap.ok) + $(wc -l < $T/cap.err))) -lt 10 ] && [ $_i -lt 100 ]; do
+		while [ $(($(wc -l < $T/cap.ok) + $(cat $T/cap.err.* | wc -l))) -lt 10 ] && [ $_i -lt 100 ]; do
 			sleep 0.1
 			_i=$((_i + 1))
 		done
+		cat $T/cap.err.* > $T/cap.err
 		_e=$(grep -c "Too many open files" $T/cap.err)
 		_o=$(grep -vc "Too many open files" $T/cap.err)
 		check "... 10 files held open at once: $(wc -l < $T/cap.ok) open, the others fail with EMFILE ($_e), nothing else ($_o)" \
