@@ -201,8 +201,8 @@ static char file_name[NFILES][64] = {
 };
 static const char *bad_name = "a/b";	/* readdir-name: -N */
 static int file_exists[NFILES] = { [QPATH_DATA] = 1 };
-static int pair_count = -1;	/* -c: pairs the pair-* modes act on; -1 all */
-static int pair_skip;		/* -k: pairs served honestly before that */
+static int pair_count = -1;	/* -c: groups the pair-* modes act on; -1 all */
+static int pair_skip;		/* -k: groups served honestly before that */
 static unsigned int data_gen;	/* pair-* modes: changes of "data" so far */
 static int truncated[NFILES];	/* a Tlopen with O_TRUNC emptied the file */
 

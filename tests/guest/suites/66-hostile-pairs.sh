@@ -51,8 +51,8 @@
 #     the name now means another file: that one is truncated, not the old
 # After each case: no request in flight, the server holds as many fids as the
 # client counts (none opened), umount returns, live_* are 0.
-# Ours only: the in-tree client sends no such pairs or triples. Our client SKIPs while
-# it refuses version=9p2000.L.
+# Ours only: the in-tree client sends no such pairs or triples. Our client
+# SKIPs while it refuses version=9p2000.L.
 . /v9fs/tests/lib.sh
 
 HPORT=5666
