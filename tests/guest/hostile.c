@@ -76,29 +76,38 @@
  * when they are a Twalk of one name to "data" and a Tgetattr of a fid on
  * "data" (a name check beside the attributes), or a Tlopen of a fid on "data"
  * and a Tgetattr of the same fid (an open beside its close-to-open check).
- * Every request is served honestly, one at a time and in order, but the pairs
- * (those after the first -k SKIP it would act on, and of them the first -c
- * COUNT only, when given); -t walk|open|getattr names the member of a pair
- * the mode acts on (getattr, the default, is the Tgetattr of either kind of
- * pair; walk and open only the Twalk or Tlopen). The log
- * says "pair walk" or "pair open" for each pair seen, and after every request
+ * Three form a triple when a Twalk of one name to "data" is followed by a
+ * Tlopen of a fid on "data" and a Tgetattr of that fid (an open whose name
+ * check goes beside its Tlopen and Tgetattr); a triple is one group, not a
+ * pair. Every request is served honestly, one at a time and in order, but the
+ * groups (those after the first -k SKIP it would act on, and of them the
+ * first -c COUNT only, when given); -t walk|open|getattr names the member of
+ * a group the mode acts on (getattr, the default, is the Tgetattr of any
+ * group; walk and open only the Twalk or Tlopen). The log says "pair walk",
+ * "pair open" or "pair triple" for each group seen, and after every request
  * that makes or ends a fid "fids N open M": the fids the connection holds,
- * and how many of them are opened. Each Tclunk of an opened fid of "data"
- * stands for a writer elsewhere: the bytes change ("hostile\n", then
- * "gen0001\n", "gen0002\n"... over and over, same length) and so do its mtime
- * and ctime.
+ * and how many of them are opened; a Tlopen with O_TRUNC is logged with the
+ * qid path of its file, whose length is 0 from then on. Each Tclunk of an
+ * opened fid of "data" stands for a writer elsewhere: the bytes change
+ * ("hostile\n", then "gen0001\n", "gen0002\n"... over and over, same length)
+ * and so do its mtime and ctime.
  *	pair-swap	every reply is held until the next request arrives (or
  *			50 ms pass) and the newer one is answered first (a Tflush
- *			of the held one drops it), so a pair is answered in the
- *			reverse order
+ *			of the held one drops it), so a group is answered in the
+ *			reverse order (newest first)
  *	pair-fail	the member named by -t gets Rlerror(ERRCODE) (-e; default
- *			EIO), the other member its right reply; a Twalk failed
+ *			EIO), the others their right replies; a Twalk failed
  *			with ENOENT removes "data" (a fid on it still answers)
- *	pair-otherfile	at a name check's pair "data" is replaced by another file
- *			(4242 bytes, mode 0600): the Twalk finds the new file,
- *			the Tgetattr on the old fid answers for the old one
+ *	pair-otherfile	at a name check's group (a walk pair or a triple) the
+ *			file called "data" is replaced by another (the first
+ *			time by a file of 4242 bytes "another\n", mode 0600;
+ *			then by the former one again, and so on): the Twalk
+ *			finds the new file, the Tlopen and Tgetattr on the old
+ *			fid answer for the old one. With -t walk a Twalk to
+ *			"data" that comes alone (no request within 50 ms, as a
+ *			name check before an O_TRUNC open) is a group too
  *	pair-silent	the member named by -t is never answered (a Tflush of it
- *			is), the other member is
+ *			is), the others are
  * Outside the xattr-* modes Txattrwalk and Txattrcreate get EOPNOTSUPP; there
  * every name has the value "hostile-xattr-16" and the list is "user.h".
  * Outside the lock modes Tlock and Tgetlock get EOPNOTSUPP.
@@ -192,9 +201,10 @@ static char file_name[NFILES][64] = {
 };
 static const char *bad_name = "a/b";	/* readdir-name: -N */
 static int file_exists[NFILES] = { [QPATH_DATA] = 1 };
-static int pair_count = -1;	/* -c: pairs the pair-* modes act on; -1 all */
-static int pair_skip;		/* -k: pairs served honestly before that */
+static int pair_count = -1;	/* -c: groups the pair-* modes act on; -1 all */
+static int pair_skip;		/* -k: groups served honestly before that */
 static unsigned int data_gen;	/* pair-* modes: changes of "data" so far */
+static int truncated[NFILES];	/* a Tlopen with O_TRUNC emptied the file */
 
 /* one connection's state */
 struct conn {
@@ -208,7 +218,7 @@ struct conn {
 		int opened;	/* Tlopen or Topen answered */
 	} fids[MAX_FIDS];
 	u8 *in, *out;
-	u8 *in2;		/* pair modes: the request read ahead */
+	u8 *in2, *in3;		/* pair modes: the requests read ahead */
 	/* stream: Treads held back, answered newest first; bytes sent */
 	struct {
 		u16 tag;
@@ -658,6 +668,8 @@ static int lgetattr(struct conn *c, struct v9p_fcall *t, u64 q)
 	r.rgetattr.nlink = q == QPATH_ROOT ? 2 : 1;
 	r.rgetattr.size = q == QPATH_ROOT ? 0 : q == QPATH_LINK ? LONG_LINK :
 			  q == QPATH_NEW ? NEW_SIZE : data_length;
+	if (q < NFILES && truncated[q])
+		r.rgetattr.size = 0;
 	r.rgetattr.blksize = 4096;
 	r.rgetattr.blocks = r.rgetattr.size / 512;
 	r.rgetattr.atime_sec = r.rgetattr.mtime_sec = r.rgetattr.ctime_sec = 1000000000;
@@ -863,6 +875,12 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 			return send_error(c, t->tag, EBADF);
 		r.type = t->type + 1;
 		c->fids[fid_index(c, q)].opened = 1;
+		if (t->type == V9P_TLOPEN && (t->tlopen.flags & V9P_DOTL_TRUNC) &&
+		    *q < NFILES && *q != QPATH_ROOT) {
+			truncated[*q] = 1;
+			logmsg("Tlopen of fid %u with O_TRUNC: qid path %llu truncated",
+			       t->tlopen.fid, (unsigned long long)*q);
+		}
 		if (t->type == V9P_TLOPEN) {
 			r.rlopen.qid = make_qid(*q);
 			if (mode == M_IOUNIT) {
@@ -953,7 +971,7 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		{
 			u64 off = t->tread.offset;
 			u64 size = *q == QPATH_NEW ? NEW_SIZE : DATA_SIZE;
-			u32 n = t->tread.count;
+			u32 n = t->tread.count, i;
 			int len;
 
 			if (n > c->msize - V9P_RREAD_HDRSZ)
@@ -962,8 +980,15 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 				n = 0;
 			else if (n > size - off)
 				n = size - off;
+			if (*q < NFILES && truncated[*q])
+				n = 0;
 			len = pack_rread(c, t->tag, off, n, n);
-			return len < 0 ? -1 : write_full(c->wfd, c->out, len);
+			if (len < 0)
+				return -1;
+			/* the file that replaced "data" has bytes of its own */
+			for (i = 0; *q == QPATH_NEW && i < n; i++)
+				c->out[len - n + i] = "another\n"[(off + i) % 8];
+			return write_full(c->wfd, c->out, len);
 		}
 	case V9P_TWRITE:
 		r.type = V9P_RWRITE;
@@ -1172,7 +1197,11 @@ static int pair_member(struct conn *c, const struct v9p_fcall *t)
 	}
 }
 
-enum { PAIR_NONE, PAIR_WALK, PAIR_OPEN };
+enum { PAIR_NONE, PAIR_WALK, PAIR_OPEN, PAIR_TRIPLE, PAIR_LONE };
+static const char *const group_names[] = {
+	[PAIR_WALK] = "walk", [PAIR_OPEN] = "open", [PAIR_TRIPLE] = "triple",
+	[PAIR_LONE] = "lone walk",
+};
 
 /* Whether @a then @b is a pair, and which. */
 static int pair_of(struct conn *c, const struct v9p_fcall *a, const struct v9p_fcall *b)
@@ -1186,23 +1215,61 @@ static int pair_of(struct conn *c, const struct v9p_fcall *a, const struct v9p_f
 	return PAIR_NONE;
 }
 
-/* Serve the pair @a, @b (of @kind) as the mode says; -1 to close. */
-static int serve_pair(struct conn *c, int kind, struct v9p_fcall *a, struct v9p_fcall *b)
+/* Whether @m[0], @m[1] begin a triple: a Twalk to "data", a Tlopen of it. */
+static int triple_begins(struct conn *c, const struct v9p_fcall *m)
 {
-	const char *what = kind == PAIR_WALK ? "walk" : "open";
+	return m[0].type == V9P_TWALK && m[1].type == V9P_TLOPEN && pair_member(c, &m[0]) &&
+	       pair_member(c, &m[1]);
+}
+
+/* The group the first of the @n requests @m begin, and its length (*@len). */
+static int group_of(struct conn *c, const struct v9p_fcall *m, int n, int *len)
+{
+	if (n == 3 && triple_begins(c, m) && m[2].type == V9P_TGETATTR &&
+	    m[2].tgetattr.fid == m[1].tlopen.fid) {
+		*len = 3;
+		return PAIR_TRIPLE;
+	}
+	*len = 2;
+	return pair_of(c, &m[0], &m[1]);
+}
+
+/* The member of a group the -t of pair-fail and pair-silent names, if any. */
+static struct v9p_fcall *group_victim(struct v9p_fcall *m, int n)
+{
+	int type = trigger_type == V9P_TWALK ? V9P_TWALK :
+		   trigger_type == V9P_TOPEN ? V9P_TLOPEN : V9P_TGETATTR;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (m[i].type == type)
+			return &m[i];
+	return NULL;
+}
+
+/* Serve the @n requests @m, but (@skip) one of them; -1 to close. */
+static int serve_all(struct conn *c, struct v9p_fcall *m, int n, const struct v9p_fcall *skip)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (&m[i] != skip && serve_msg(c, &m[i]))
+			return -1;
+	return 0;
+}
+
+/* Serve the group @m of @n requests (of @kind) as the mode says; -1 to close. */
+static int serve_group(struct conn *c, int kind, struct v9p_fcall *m, int n)
+{
 	struct v9p_fcall *victim = NULL;
-	int act = 1;
+	char what[128];
+	int act = 1, i, len = 0;
 
 	if (mode == M_PAIR_FAIL || mode == M_PAIR_SILENT) {
-		if (trigger_type == V9P_TWALK)
-			victim = kind == PAIR_WALK ? a : NULL;
-		else if (trigger_type == V9P_TOPEN)
-			victim = kind == PAIR_OPEN ? a : NULL;
-		else
-			victim = b;
+		victim = group_victim(m, n);
 		act = victim != NULL;
 	}
-	if (mode == M_PAIR_OTHERFILE && kind != PAIR_WALK)
+	if (mode == M_PAIR_OTHERFILE && m[0].type != V9P_TWALK)
 		act = 0;
 	if (act && pair_skip > 0) {
 		pair_skip--;
@@ -1210,87 +1277,130 @@ static int serve_pair(struct conn *c, int kind, struct v9p_fcall *a, struct v9p_
 	}
 	if (act && pair_count == 0)
 		act = 0;
-	logmsg("pair %s: %s tag %u, Tgetattr tag %u fid %u: %s", what, v9p_type_name(a->type),
-	       a->tag, b->tag, b->tgetattr.fid, act ? mode_names[mode] : "served");
+	for (i = 0; i < n; i++)
+		len += snprintf(what + len, sizeof(what) - len, "%s%s tag %u", i ? ", " : "",
+				v9p_type_name(m[i].type), m[i].tag);
+	logmsg("pair %s: %s, fid %u: %s", group_names[kind], what,
+	       m[n - 1].type == V9P_TGETATTR ? m[n - 1].tgetattr.fid : m[0].twalk.newfid,
+	       act ? mode_names[mode] : "served");
 	if (!act)
-		return serve_msg(c, a) || serve_msg(c, b) ? -1 : 0;
+		return serve_all(c, m, n, NULL);
 	if (pair_count > 0)
 		pair_count--;
 	switch (mode) {
 	case M_PAIR_SWAP:
-		return serve_msg(c, b) || serve_msg(c, a) ? -1 : 0;
+		for (i = n - 1; i >= 0; i--)
+			if (serve_msg(c, &m[i]))
+				return -1;
+		return 0;
 	case M_PAIR_OTHERFILE:
-		file_exists[QPATH_DATA] = 0;
-		file_exists[QPATH_NEW] = 1;
-		logmsg("data replaced by another file (qid path %d)", QPATH_NEW);
-		return serve_msg(c, a) || serve_msg(c, b) ? -1 : 0;
+		/* "data" is now the other file: the former one, after the first */
+		file_exists[QPATH_NEW] = file_exists[QPATH_DATA];
+		file_exists[QPATH_DATA] = !file_exists[QPATH_NEW];
+		logmsg("data replaced by another file (qid path %d)",
+		       file_exists[QPATH_NEW] ? QPATH_NEW : QPATH_DATA);
+		return serve_all(c, m, n, NULL);
 	case M_PAIR_FAIL:
-		if (victim == a && a->type == V9P_TWALK && rerror_code == ENOENT) {
-			file_exists[QPATH_DATA] = 0;
+		if (victim->type == V9P_TWALK && rerror_code == ENOENT) {
+			file_exists[QPATH_DATA] = file_exists[QPATH_NEW] = 0;
 			logmsg("data removed");
 		}
 		logmsg("%s tag %u: Rlerror %u", v9p_type_name(victim->type), victim->tag,
 		       rerror_code);
-		if (victim == a)
-			return send_error(c, a->tag, rerror_code) || serve_msg(c, b) ? -1 : 0;
-		return serve_msg(c, a) || send_error(c, b->tag, rerror_code) ? -1 : 0;
+		for (i = 0; i < n; i++)
+			if (&m[i] == victim ? send_error(c, m[i].tag, rerror_code) :
+			    serve_msg(c, &m[i]))
+				return -1;
+		return 0;
 	case M_PAIR_SILENT:
 		logmsg("%s tag %u: never answered", v9p_type_name(victim->type), victim->tag);
-		return serve_msg(c, victim == a ? b : a);
+		return serve_all(c, m, n, victim);
 	default:
 		return -1;
 	}
 }
 
+/* Drop the first @k of the *@n requests read ahead; their buffers go last. */
+static void drop_msgs(struct v9p_fcall *m, u8 **buf, int *n, int k)
+{
+	int i;
+
+	while (k-- > 0) {
+		struct v9p_fcall t = m[0];
+		u8 *b = buf[0];
+
+		for (i = 1; i < 3; i++) {
+			m[i - 1] = m[i];
+			buf[i - 1] = buf[i];
+		}
+		m[2] = t;
+		buf[2] = b;
+		(*n)--;
+	}
+}
+
 /*
- * The pair-* modes: a request that may be the first of a pair (any request
- * in pair-swap) waits up to PAIR_WAIT_MS for the next one; together they are
- * a pair, served as the mode says, or (pair-swap) answered newer first.
+ * The pair-* modes: a request that may be the first of a group (any request
+ * in pair-swap) waits up to PAIR_WAIT_MS for the next one, and a Twalk and a
+ * Tlopen that may begin a triple for a third; together they are a group,
+ * served as the mode says, or (pair-swap) answered newer first. With -t walk,
+ * pair-otherfile takes a Twalk to "data" that nothing follows for a group.
  */
 static void serve_pairs(struct conn *c)
 {
-	struct v9p_fcall a, b;
-	u8 *abuf = c->in, *bbuf = c->in2, *tmp;
-	int have = 0, kind;
+	struct v9p_fcall m[3];
+	u8 *buf[3] = { c->in, c->in2, c->in3 };
+	int n = 0, kind, len;
 
 	for (;;) {
-		if (!have && read_msg(c, abuf, &a))
-			break;
-		have = 0;
-		if (a.type == V9P_TVERSION || (mode != M_PAIR_SWAP && !pair_member(c, &a)) ||
-		    !readable(c->rfd, PAIR_WAIT_MS)) {
-			if (serve_msg(c, &a))
+		if (!n) {
+			if (read_msg(c, buf[0], &m[0]))
 				break;
+			n = 1;
+		}
+		if (m[0].type == V9P_TVERSION ||
+		    (mode != M_PAIR_SWAP && !pair_member(c, &m[0])) ||
+		    (n == 1 && !readable(c->rfd, PAIR_WAIT_MS))) {
+			if (mode == M_PAIR_OTHERFILE && trigger_type == V9P_TWALK &&
+			    m[0].type == V9P_TWALK && pair_member(c, &m[0]) ?
+			    serve_group(c, PAIR_LONE, m, 1) : serve_msg(c, &m[0]))
+				break;
+			drop_msgs(m, buf, &n, 1);
 			continue;
 		}
-		if (read_msg(c, bbuf, &b))
-			break;
-		kind = pair_of(c, &a, &b);
+		if (n == 1) {
+			if (read_msg(c, buf[1], &m[1]))
+				break;
+			n = 2;
+		}
+		if (n == 2 && triple_begins(c, m) && readable(c->rfd, PAIR_WAIT_MS)) {
+			if (read_msg(c, buf[2], &m[2]))
+				break;
+			n = 3;
+		}
+		kind = group_of(c, m, n, &len);
 		if (kind != PAIR_NONE) {
-			if (serve_pair(c, kind, &a, &b))
+			if (serve_group(c, kind, m, len))
 				break;
+			drop_msgs(m, buf, &n, len);
 			continue;
 		}
-		if (mode == M_PAIR_SWAP && b.type != V9P_TVERSION) {
-			if (b.type == V9P_TFLUSH && b.tflush.oldtag == a.tag) {
+		if (mode == M_PAIR_SWAP && m[1].type != V9P_TVERSION) {
+			if (m[1].type == V9P_TFLUSH && m[1].tflush.oldtag == m[0].tag) {
 				logmsg("%s tag %u flushed while held: not answered",
-				       v9p_type_name(a.type), a.tag);
-				if (serve_msg(c, &b))
+				       v9p_type_name(m[0].type), m[0].tag);
+				if (serve_msg(c, &m[1]))
 					break;
-				continue;
-			}
-			if (serve_msg(c, &b) || serve_msg(c, &a))
+			} else if (serve_msg(c, &m[1]) || serve_msg(c, &m[0])) {
 				break;
+			}
+			drop_msgs(m, buf, &n, 2);
 			continue;
 		}
-		/* no pair: @a now, @b may be the first of one */
-		if (serve_msg(c, &a))
+		/* no group: the first now, the next may begin one */
+		if (serve_msg(c, &m[0]))
 			break;
-		a = b;
-		tmp = abuf;
-		abuf = bbuf;
-		bbuf = tmp;
-		have = 1;
+		drop_msgs(m, buf, &n, 1);
 	}
 	logmsg("connection closed");
 	exit(0);
@@ -1310,8 +1420,9 @@ static void serve_conn(int rfd, int wfd)
 	c->msize = max_msize;
 	c->in = malloc(max_msize + 8192);
 	c->in2 = malloc(max_msize + 8192);
+	c->in3 = malloc(max_msize + 8192);
 	c->out = malloc(max_msize + 16384);
-	if (!c->in || !c->in2 || !c->out)
+	if (!c->in || !c->in2 || !c->in3 || !c->out)
 		exit(1);
 	if (mode >= M_PAIR_SWAP)
 		serve_pairs(c);

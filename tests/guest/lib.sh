@@ -19,6 +19,20 @@ timed() {
 	diag "$* took $(($(date +%s) - _timed_t0)) s"
 }
 
+# poll_until TRIES PAUSE CONDITION: evaluate the shell text CONDITION (in
+# this shell: its functions and variables are there) until it is true, at most
+# TRIES more times PAUSE seconds apart; 0 once it held, 1 when it never did.
+poll_until() {
+	_pu_n=$1 _pu_p=$2
+	shift 2
+	while ! eval "$*"; do
+		[ "$_pu_n" -gt 0 ] || return 1
+		sleep "$_pu_p"
+		_pu_n=$((_pu_n - 1))
+	done
+	return 0
+}
+
 # wait_listen PORT PID: 0 once something listens on tcp 127.0.0.1:PORT (polled
 # every 50 ms, for up to 5 s); 1 when PID exits first or the time runs out.
 wait_listen() {

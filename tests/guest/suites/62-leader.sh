@@ -144,11 +144,7 @@ check "the mount still answers after killed waiters" [ "$(cat $M/small)" = "lead
 
 umount_9p $M
 check "umount" sh -c "! grep -q ' $M ' /proc/mounts"
-_i=0
-while [ "$(live fids)" != 0 ] && [ $_i -lt 20 ]; do
-	sleep 0.1
-	_i=$((_i + 1))
-done
+poll_until 20 0.1 '[ "$(live fids)" = 0 ]'
 check "no fid, request or client left after umount (fids $(live fids), reqs $(live reqs), clients $(live clients))" \
 	[ "$(live fids)$(live reqs)$(live clients)" = 000 ]
 rmmod 9p2000 2> /dev/null

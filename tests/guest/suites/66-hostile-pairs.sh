@@ -27,10 +27,32 @@
 #     with ETIMEDOUT (or works when only the Tgetattr was lost and the one
 #     asked alone is answered), and the mount stays usable (the next open
 #     reads the new bytes, not cached pages)
+# Triples: an open after actimeo whose dentry keeps a spare fid (walked by
+# an earlier stat's name check) sends three requests together: the name
+# check's Twalk, and the Tlopen and Tgetattr of the spare. hostile-9p serves
+# them as a group of three (log "pair triple"):
+#   - pair-swap: answered newest first (Rgetattr, Rlopen, Rwalk): the open
+#     reads the current bytes, and the walked fid is the next open's spare
+#   - pair-fail on the Twalk: ENOENT (file removed): open fails ENOENT (the
+#     VFS walks again and finds no name); EMFILE once: walked again alone,
+#     the open works; EIO: open fails EIO, the next open works
+#   - pair-otherfile: the Twalk finds another file, the Tlopen and Tgetattr
+#     answer for the old one: the open goes to the new file (the VFS walks
+#     again): its bytes, size, mode and inode, never the old one's; with
+#     every Twalk to the name finding another file than the last (-t walk:
+#     the lookups too), one check only, the open ends and reads the bytes of
+#     the file it opened, not the pages cached from an earlier open of it
+#   - pair-fail on the Tlopen (the Twalk finds the same file): open fails
+#     EIO; on the Tgetattr: open fails EIO, the opened fid is clunked, the
+#     next open reads the bytes changed meanwhile
+#   - pair-silent on each member: kill -9 ends the open at once, a Tflush
+#     is sent; with timeout=2 the open fails ETIMEDOUT, the next one works
+#   - an O_TRUNC open checks the name first, alone (pair-otherfile -t walk):
+#     the name now means another file: that one is truncated, not the old
 # After each case: no request in flight, the server holds as many fids as the
 # client counts (none opened), umount returns, live_* are 0.
-# Ours only: the in-tree client sends no such pairs. Our client SKIPs while
-# it refuses version=9p2000.L.
+# Ours only: the in-tree client sends no such pairs or triples. Our client
+# SKIPs while it refuses version=9p2000.L.
 . /v9fs/tests/lib.sh
 
 HPORT=5666
@@ -96,11 +118,7 @@ pstart() {
 # pstop: nothing in flight, the fids of both sides agree, none is left
 # opened; umount (plain) returns while the server runs; nothing left.
 pstop() {
-	_i=0
-	while [ "$(live reqs)" != 0 ] && [ $_i -lt 40 ]; do
-		sleep 0.05
-		_i=$((_i + 1))
-	done
+	poll_until 40 0.05 '[ "$(live reqs)" = 0 ]'
 	sleep 0.2
 	expect "$CASE: no request left in flight" "$(live reqs)" 0
 	expect "$CASE: the server holds the fids the client counts, none opened" \
@@ -113,11 +131,7 @@ pstop() {
 	fi
 	kill $H_PID 2> /dev/null
 	wait $H_PID 2> /dev/null
-	_i=0
-	while [ "$(live clients)$(live reqs)$(live fids)" != 000 ] && [ $_i -lt 40 ]; do
-		sleep 0.05
-		_i=$((_i + 1))
-	done
+	poll_until 40 0.05 '[ "$(live clients)$(live reqs)$(live fids)" = 000 ]'
 	expect "$CASE: after umount: live clients reqs fids" \
 		"$(live clients) $(live reqs) $(live fids)" "0 0 0"
 }
@@ -169,7 +183,7 @@ walkfail() {
 }
 
 otherfile() {
-	pstart "pair-otherfile" "" -m pair-otherfile || return
+	pstart "pair-otherfile" "" -m pair-otherfile -c 1 || return
 	_i1=$(stat -c %i $M/data)
 	sleep 1.1
 	expect "pair-otherfile: data replaced: stat shows the new file's size and mode" \
@@ -219,11 +233,7 @@ killed() {
 		"$(kill -0 $_p 2> /dev/null && echo waiting || echo "ended: $(cat "$OUT/bg.txt")")" \
 		waiting
 	kill -9 $_p 2> /dev/null
-	_i=0
-	while kill -0 $_p 2> /dev/null && [ $_i -lt 40 ]; do
-		sleep 0.05
-		_i=$((_i + 1))
-	done
+	poll_until 40 0.05 '! kill -0 $_p 2> /dev/null'
 	expect "$2: kill -9 ends it within 2 s" "$(kill -0 $_p 2> /dev/null || echo ended)" ended
 	wait $_p 2> /dev/null
 	sleep 0.2
@@ -285,6 +295,144 @@ silent() {
 	pstop
 }
 
+# spared: a lookup of data, then a stat's name check after actimeo, which
+# keeps the fid it walked as a spare; actimeo later the next open of data
+# sends its name check's Twalk with the Tlopen and Tgetattr of that spare.
+spared() {
+	looked_up
+	looked_up
+}
+
+t_swap() {
+	pstart "triple, pair-swap" "" -m pair-swap -k 1 || return
+	spared
+	expect "triple-swap: an open answered newest first reads the bytes" \
+		"$(head -c 7 $M/data)" hostile
+	sleep 1.1
+	expect "triple-swap: the next open (the walked fid its spare) sees the bytes changed at the close" \
+		"$(head -c 7 $M/data)" gen0001
+	expect "triple-swap: each open sent Twalk, Tlopen and Tgetattr together" \
+		"$(pairs triple)" 2
+	pstop
+}
+
+t_walkfail() {
+	pstart "triple, Twalk ENOENT" "" -m pair-fail -t walk -e 2 -k 1 || return
+	spared
+	expect "triple-fail: the open's Twalk fails ENOENT (file removed): open fails ENOENT" \
+		"$(probe open $M/data)" "err 2"
+	expect "triple-fail: that Twalk came in a triple" "$(pairs triple)" 1
+	pstop
+
+	pstart "triple, Twalk EMFILE once" "" -m pair-fail -t walk -e 24 -k 1 -c 1 || return
+	spared
+	expect "triple-fail: the open's Twalk refused (EMFILE) once: walked again, the open reads" \
+		"$(probe read $M/data 4096)" "ok 4096"
+	expect "triple-fail: that Twalk came in a triple" "$(pairs triple)" 1
+	pstop
+
+	pstart "triple, Twalk EIO" "" -m pair-fail -t walk -k 1 -c 1 || return
+	spared
+	expect "triple-fail: the open's Twalk fails EIO: open fails EIO" \
+		"$(probe open $M/data)" "err 5"
+	expect "triple-fail: that Twalk came in a triple" "$(pairs triple)" 1
+	expect "triple-fail: the next open reads" "$(probe read $M/data 4096)" "ok 4096"
+	pstop
+}
+
+t_otherfile() {
+	pstart "triple, pair-otherfile" "" -m pair-otherfile -k 1 -c 1 || return
+	_i1=$(stat -c %i $M/data)
+	sleep 1.1
+	looked_up
+	expect "triple-otherfile: data replaced: the open reads the new file's bytes" \
+		"$(head -c 7 $M/data)" another
+	expect "triple-otherfile: the open's Twalk, Tlopen and Tgetattr came together" \
+		"$(pairs triple)" 1
+	expect "triple-otherfile: stat shows the new file's size and mode" \
+		"$(stat -c '%s %a' $M/data 2>&1)" "4242 600"
+	_i2=$(stat -c %i $M/data)
+	expect "triple-otherfile: another inode" "$([ "$_i1" != "$_i2" ] && echo another)" another
+	expect "triple-otherfile: a whole read is the new file's: its length, its lines" \
+		"$(wc -c < $M/data) $(sort -u $M/data | tr '\n' ' ')" "4242 an another "
+	pstop
+
+	pstart "triple, every Twalk another file" "" -m pair-otherfile -t walk -k 2 || return
+	expect "triple-otherfile: a first open reads (its pages stay cached)" \
+		"$(head -c 7 $M/data)" hostile
+	sleep 1.1
+	looked_up
+	expect "triple-otherfile: every Twalk finds another file: the open ends, reads the current bytes" \
+		"$(timeout -s KILL 20 head -c 7 $M/data 2>&1 || echo failed)" gen0002
+	expect "triple-otherfile: one name check (the triple), no loop" "$(pairs triple)" 1
+	expect "triple-otherfile: the open looked the name up again once" \
+		"$(pairs 'lone walk')" 2
+	pstop
+}
+
+t_lopenfail() {
+	pstart "triple, Tlopen EIO" "" -m pair-fail -t open -c 1 || return
+	spared
+	expect "triple-fail: Tlopen fails EIO, its Twalk finds the same file: open fails EIO" \
+		"$(probe open $M/data)" "err 5"
+	expect "triple-fail: that Tlopen came in a triple" "$(pairs triple)" 1
+	expect "triple-fail: the next open reads" "$(probe read $M/data 4096)" "ok 4096"
+	pstop
+
+	pstart "triple, Tgetattr EIO" "" -m pair-fail -t getattr -k 1 -c 1 || return
+	spared
+	expect "triple-fail: the open's Tgetattr fails EIO, its Twalk and Tlopen work: open fails EIO" \
+		"$(probe open $M/data)" "err 5"
+	expect "triple-fail: that Tgetattr came in a triple" "$(pairs triple)" 1
+	sleep 0.2
+	expect "triple-fail: the fid opened by that Tlopen is clunked" \
+		"$(server_fids | sed 's/.* open /open /')" "open 0"
+	expect "triple-fail: the next open reads the bytes changed meanwhile" \
+		"$(head -c 7 $M/data)" gen0001
+	pstop
+}
+
+t_silent() {
+	for _mb in walk open getattr; do
+		_k=1
+		_tm=T$_mb
+		[ $_mb = open ] && _k=0 _tm=Tlopen
+		pstart "triple-silent, $_mb" "" -m pair-silent -t $_mb -k $_k || return
+		spared
+		killed "$BIN/ioprobe open $M/data" \
+			"triple-silent: an open whose triple's $_tm is never answered"
+		expect "triple-silent: that $_tm came in a triple" "$(pairs triple)" 1
+		pstop
+	done
+	for _mb in walk open getattr; do
+		_k=1
+		_tm=T$_mb
+		[ $_mb = open ] && _k=0 _tm=Tlopen
+		pstart "triple-silent, $_mb, timeout=2" ",timeout=2" \
+			-m pair-silent -t $_mb -k $_k -c 1 || return
+		spared
+		timed_call "triple-silent: the triple's $_tm unanswered: open fails ETIMEDOUT" \
+			"err 110" probe open $M/data
+		expect "triple-silent: then an open reads" "$(probe read $M/data 4096)" "ok 4096"
+		pstop
+	done
+}
+
+t_trunc() {
+	pstart "O_TRUNC, name check's Twalk another file" "" -m pair-otherfile -t walk -k 1 -c 1 ||
+		return
+	looked_up
+	expect "trunc: the name now means another file: the O_TRUNC open works" \
+		"$( (: > $M/data) 2>&1 && echo opened)" opened
+	expect "trunc: its name check's Twalk came alone (a lookup before and after it)" \
+		"$(pairs 'lone walk')" 3
+	expect "trunc: the old file is not truncated" \
+		"$(grep -c 'qid path 2 truncated' "$LOG")" 0
+	expect "trunc: the new file is" "$(grep -c 'qid path 5 truncated' "$LOG")" 1
+	expect "trunc: stat shows the new file, empty" "$(stat -c '%s %a' $M/data 2>&1)" "0 600"
+	pstop
+}
+
 if ! load_client 9P > "$OUT/insmod.txt" 2>&1; then
 	not_ok "9P: insmod $V9FS_KO failed: $(cat "$OUT/insmod.txt")"
 	exit 0
@@ -294,5 +442,11 @@ timed walkfail
 timed otherfile
 timed openfail
 timed silent
+timed t_swap
+timed t_walkfail
+timed t_otherfile
+timed t_lopenfail
+timed t_silent
+timed t_trunc
 rm -rf "$OUT"
 exit 0
