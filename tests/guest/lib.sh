@@ -5,8 +5,9 @@
 V9FS_KO=/v9fs/9p2000.ko
 V9FSD=/v9fs/bin/v9fsd
 
-# soak N_CHECK N_SOAK: the count a suite runs, N_CHECK in `make check`, N_SOAK
-# under `make soak` (v9fs_full=1 on the kernel command line).
+# soak IN_CHECK IN_SOAK: what a suite runs (a count, a list of cases),
+# IN_CHECK in `make check`, IN_SOAK under `make soak` (v9fs_full=1 on the
+# kernel command line).
 soak() {
 	[ "${v9fs_full:-0}" = 1 ] && echo "$2" || echo "$1"
 }

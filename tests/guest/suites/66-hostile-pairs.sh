@@ -45,7 +45,7 @@
 #   - pair-fail on the Tlopen (the Twalk finds the same file): open fails
 #     EIO; on the Tgetattr: open fails EIO, the opened fid is clunked, the
 #     next open reads the bytes changed meanwhile
-#   - pair-silent on each member: kill -9 ends the open at once, a Tflush
+#   - pair-silent on a member: kill -9 ends the open at once, a Tflush
 #     is sent; with timeout=2 the open fails ETIMEDOUT, the next one works
 #   - an O_TRUNC open checks the name first, alone (pair-otherfile -t walk):
 #     the name now means another file: that one is truncated, not the old
@@ -392,8 +392,10 @@ t_lopenfail() {
 	pstop
 }
 
+# Each member is left unanswered once: killed (Twalk, Tgetattr) or timed out
+# (Tlopen); under make soak each in both ways.
 t_silent() {
-	for _mb in walk open getattr; do
+	for _mb in $(soak "walk getattr" "walk open getattr"); do
 		_k=1
 		_tm=T$_mb
 		[ $_mb = open ] && _k=0 _tm=Tlopen
@@ -404,7 +406,7 @@ t_silent() {
 		expect "triple-silent: that $_tm came in a triple" "$(pairs triple)" 1
 		pstop
 	done
-	for _mb in walk open getattr; do
+	for _mb in $(soak open "walk open getattr"); do
 		_k=1
 		_tm=T$_mb
 		[ $_mb = open ] && _k=0 _tm=Tlopen
