@@ -146,11 +146,12 @@ hold_start() {
 	done
 }
 
-# hold_end: let the holder fsync and close; its lines after "written"
+# hold_end: let the holder fsync and close; its lines after "written" in $_r
+# (not in a subshell: the FIFO is this shell's and the holder its child)
 hold_end() {
 	exec 5>&-
 	wait $_h
-	grep -v '^written' $T/hold.out | tr '\n' ' '
+	_r=$(grep -v '^written' $T/hold.out | tr '\n' ' ')
 }
 
 # early_wb L DIALECT: write-back of whole runs (1 MiB) starts behind a writer
@@ -178,7 +179,7 @@ early_wb() {
 	done
 	check "$_l: 16 MiB written, no fsync yet: Twrites reached the server ($_n)" \
 		test "$_n" -gt 0
-	_r=$(hold_end)
+	hold_end
 	check "$_l: ... then fsync and close succeed ($_r)" \
 		test "$_r" = "fsync ok 0 close ok 0 "
 	same "$_l: ... and the export has every byte" $T/big16 "$EXP/ew"
@@ -189,15 +190,17 @@ early_wb() {
 	same "$_l: ... the export has the second bytes" $T/big16b "$EXP/tw"
 
 	hold_start $T/big16 $W/tt 5000000
-	_r=$(hold_end)
+	hold_end
 	head -c 5000000 $T/big16 > $T/want
 	check "$_l: 16 MiB written and at once truncated to 5000000 ($_r)" \
 		test "$_r" = "fsync ok 0 close ok 0 "
 	same "$_l: ... the export has the first 5000000 bytes" $T/want "$EXP/tt"
 
 	cp $T/r1 $W/ta
-	HOLD=hold-append hold_start $T/big16 $W/ta
-	_r=$(hold_end)
+	HOLD=hold-append
+	hold_start $T/big16 $W/ta
+	HOLD=
+	hold_end
 	cat $T/r1 $T/big16 > $T/want
 	check "$_l: 16 MiB appended in 1 MiB O_APPEND writes ($_r)" \
 		test "$_r" = "fsync ok 0 close ok 0 "
@@ -206,7 +209,7 @@ early_wb() {
 	mkdir -p "$EXP/small"
 	if mount -t tmpfs -o size=4m tmpfs "$EXP/small"; then
 		hold_start $T/big16 $W/small/f
-		_r=$(hold_end)
+		hold_end
 		case $_r in
 		"err "* | *"fsync err"*)
 			ok "$_l: 16 MiB into 4 MiB of room on the server: fsync fails ($_r)" ;;
