@@ -160,8 +160,9 @@ hold_end() {
 # written twice at once ends with the second bytes; a truncate right after the
 # writes and appends (O_APPEND) while they go out end at the right size and
 # bytes; a file larger than the server's room (a 4 MiB tmpfs in the export)
-# fails fsync, and close without fsync (never a lost error); an umount right
-# after a large write leaves every byte on the server; no WARN, BUG or splat
+# fails fsync, and close without fsync (never a lost error); fsx with writes
+# larger than a run; an umount right after a large write leaves every byte on
+# the server; no WARN, BUG or splat
 early_wb() {
 	_l=$1
 	if ! mount_9p 9P tcp $2 $P $W cache=loose > $T/mount.txt 2>&1; then
@@ -226,6 +227,16 @@ early_wb() {
 		not_ok "$_l: a 4 MiB tmpfs in the export"
 	fi
 	rmdir "$EXP/small"
+
+	# random reads, writes, mapped writes and truncates of a file of up to
+	# 4 MiB, writes up to 1.5 MiB: whole runs written back behind the writes
+	_s=${V9FS_FSX_SEED:-$(date +%s)}
+	timeout 300 /v9fs/bin/fsx -q -R -W -N 400 -l 4194304 -o 1572864 -S $_s \
+		$W/fsx.file > $T/fsx.out 2>&1
+	_rc=$?
+	check "$_l: fsx of a file up to 4 MiB, writes up to 1.5 MiB, seed $_s (exit $_rc: $(tail -n 1 $T/fsx.out))" \
+		test $_rc -eq 0
+	rm -f $W/fsx.file
 
 	dd if=$T/big16 of=$W/um bs=1M 2> /dev/null
 	umount_9p $W || not_ok "$_l: umount"
