@@ -46,7 +46,8 @@
 # onto the mount and synced (timed together), then `cat` of every file, once
 # after drop_caches (cat-cold) and once warm (an untimed cat first: cat-warm);
 # `ls -l` of 10,000 entries after drop_caches; the 1000 small files. With each,
-# the 9P requests v9fsd received. V9FS_BENCH_LWORKLOADS="seqwrite reread" picks some of them.
+# the 9P requests v9fsd received. V9FS_BENCH_LWORKLOADS="seqwrite reread" picks
+# some of them.
 # V9FS_BENCH_SECTIONS="main serial virtio loose" (the default) picks sections; for
 # one alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
 # Timing only: nothing here passes or fails; a run that cannot be made says why.
