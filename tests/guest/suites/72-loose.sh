@@ -180,6 +180,15 @@ early_wb() {
 	done
 	check "$_l: 16 MiB written, no fsync yet: Twrites reached the server ($_n)" \
 		test "$_n" -gt 0
+	# each of the 16 runs was filled: all go out without fsync, within
+	# seconds (the kernel's own write-back would leave them for 30 s)
+	_i=0
+	while ! cmp -s $T/big16 "$EXP/ew" && [ $_i -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	same "$_l: ... the export has all 16 MiB before fsync (after $((_i / 10)) s)" \
+		$T/big16 "$EXP/ew"
 	hold_end
 	check "$_l: ... then fsync and close succeed ($_r)" \
 		test "$_r" = "fsync ok 0 close ok 0 "
