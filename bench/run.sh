@@ -46,7 +46,8 @@
 # onto the mount and synced (timed together), then `cat` of every file, once
 # after drop_caches (cat-cold) and once warm (an untimed cat first: cat-warm);
 # `ls -l` of 10,000 entries after drop_caches; the 1000 small files. With each,
-# the 9P requests v9fsd received.
+# the 9P requests v9fsd received. V9FS_BENCH_LWORKLOADS="seqwrite reread" picks
+# some of them.
 # V9FS_BENCH_SECTIONS="main serial virtio loose" (the default) picks sections; for
 # one alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
 # Timing only: nothing here passes or fails; a run that cannot be made says why.
@@ -439,7 +440,7 @@ TREE=/tmp/bench-tree.tar
 TREE_DIRS=60
 TREE_FILES=${V9FS_BENCH_TREE_FILES:-1300}
 LCONFIGS="tmpfs lo-ours lo-ours-ac0 lo-ours-nocto lo-ours-trust lo-intree lo-ours-none"
-LWORKLOADS="seqwrite reread untar cat-cold cat-warm ls-l smallfiles"
+LWORKLOADS=${V9FS_BENCH_LWORKLOADS:-seqwrite reread untar cat-cold cat-warm ls-l smallfiles}
 
 # CATALL DIR: cat of every file under DIR, its output to /dev/null
 CATALL='find "$1" -type f | xargs cat > /dev/null'

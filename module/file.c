@@ -413,7 +413,8 @@ static bool ninep_write_cached(const struct kiocb *iocb)
  * client land at the end, but an append racing with another client's
  * write between the two can still land short of the end (no
  * protocol-level atomic append exists). Written through the cache, the
- * bytes are sent later (ninep_writepages); mtime is not stamped here, the
+ * bytes are sent later (ninep_writepages), each whole run as soon as it
+ * is filled (ninep_wb_early_kick()); mtime is not stamped here, the
  * server does it when they land. Otherwise (O_DIRECT too) dirty pages of
  * the range go first, so that they cannot land over these bytes later; the
  * cached pages of the range are dropped after, so mappings and cached
@@ -550,6 +551,64 @@ static int ninep_read_folio(struct file *file, struct folio *folio)
 	return err;
 }
 
+/* A write-back run is at most this long: 1 MiB with 4 KiB pages. */
+#define NINEP_WB_MAX		256
+#define NINEP_WB_RUN_BYTES	((loff_t)NINEP_WB_MAX << PAGE_SHIFT)
+
+/*
+ * Early write-back (cache=loose): a write(2) through the cache that fills
+ * a run up to its end (NINEP_WB_RUN_BYTES, aligned) adds that run to the
+ * inode's pending range and queues wb_work, which writes the range back
+ * with WB_SYNC_NONE while the writer goes on copying: the copy and the
+ * send overlap, and fsync or close find little left to send. The writer
+ * never waits for it. Folios already under writeback are skipped and stay
+ * dirty for the next pass; errors are recorded in the mapping by
+ * ninep_wb_send(), for fsync and close to report. The work holds no
+ * reference on the inode: evict cancels it before the pages go.
+ */
+static void ninep_wb_early_work(struct work_struct *work)
+{
+	struct ninep_inode *vi = container_of(work, struct ninep_inode,
+					      wb_work);
+	struct inode *inode = &vi->vfs_inode;
+	struct writeback_control wbc = {
+		.sync_mode = WB_SYNC_NONE,
+		.nr_to_write = LONG_MAX,
+	};
+
+	spin_lock(&inode->i_lock);
+	wbc.range_start = vi->wb_start;
+	wbc.range_end = vi->wb_end - 1;
+	vi->wb_start = LLONG_MAX;
+	vi->wb_end = 0;
+	spin_unlock(&inode->i_lock);
+	if (wbc.range_start <= wbc.range_end)
+		filemap_fdatawrite_wbc(inode->i_mapping, &wbc);
+}
+
+void ninep_wb_early_init(struct ninep_inode *vi)
+{
+	INIT_WORK(&vi->wb_work, ninep_wb_early_work);
+	vi->wb_start = LLONG_MAX;
+	vi->wb_end = 0;
+}
+
+/* @copied bytes at @pos went into the cache: a run they end goes back. */
+static void ninep_wb_early_kick(struct inode *inode, loff_t pos,
+				unsigned int copied)
+{
+	loff_t end = round_down(pos + copied, NINEP_WB_RUN_BYTES);
+	struct ninep_inode *vi = NINEP_I(inode);
+
+	if (end <= pos)
+		return;
+	spin_lock(&inode->i_lock);
+	vi->wb_start = min(vi->wb_start, end - NINEP_WB_RUN_BYTES);
+	vi->wb_end = max(vi->wb_end, end);
+	spin_unlock(&inode->i_lock);
+	queue_work(system_unbound_wq, &vi->wb_work);
+}
+
 /*
  * cache=loose: the folio a write(2) copies @len bytes at @pos into, locked.
  * Of a folio not cached, the part outside the new bytes is read first
@@ -612,6 +671,8 @@ static int ninep_write_end(struct file *file, struct address_space *mapping,
 	}
 	folio_unlock(folio);
 	folio_put(folio);
+	if (copied)
+		ninep_wb_early_kick(mapping->host, pos, copied);
 	return copied;
 }
 
@@ -694,9 +755,6 @@ struct ninep_wb {
 	struct folio **folios;
 	int err;			/* the first error */
 };
-
-/* A run is at most this long: 1 MiB with 4 KiB pages. */
-#define NINEP_WB_MAX		256
 
 static void ninep_wb_init(struct ninep_wb *wb, struct inode *inode,
 			  struct bio_vec *bv, struct folio **folios,
@@ -938,11 +996,16 @@ void ninep_size_truncate_pages(struct inode *inode, loff_t size)
 	ninep_fscache_resize(inode);
 }
 
-/* Dirty pages go back before the inode goes; so does the write-back fid. */
+/*
+ * Dirty pages go back before the inode goes; so does the write-back fid.
+ * Early write-back still queued is cancelled (this sends its pages), one
+ * under way is waited for.
+ */
 void ninep_evict_inode(struct inode *inode)
 {
 	struct ninep_inode *vi = NINEP_I(inode);
 
+	cancel_work_sync(&vi->wb_work);
 	if (vi->wb_fid)
 		ninep_write_back_range(inode, 0, LLONG_MAX);
 	truncate_inode_pages_final(&inode->i_data);

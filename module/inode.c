@@ -43,6 +43,7 @@ struct inode *ninep_alloc_inode(struct super_block *sb)
 	memset(&vi->qid, 0, sizeof(vi->qid));
 	vi->wb_fid = NULL;
 	atomic_set(&vi->wb_gen, 0);
+	ninep_wb_early_init(vi);
 	vi->cache_ctime = (struct timespec64){};
 	vi->cache_size = 0;
 	vi->fscache = NULL;

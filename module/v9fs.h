@@ -10,6 +10,7 @@
 
 #include <linux/fs.h>
 #include <linux/rwsem.h>
+#include <linux/workqueue.h>
 #include <linux/uidgid.h>
 
 struct fscache_volume;
@@ -103,12 +104,17 @@ struct ninep_session {
  * attr_fetched (the session's attr_epoch then) stamp the last request whose
  * reply set the attributes, attr_stale the epoch of the last local change
  * to them: cache=loose's getattr trusts them for actimeo seconds unless
- * that change came after (ninep_attr_cached()).
+ * that change came after (ninep_attr_cached()). wb_work writes back, while
+ * a write(2) through the cache goes on, the whole runs it left behind:
+ * [wb_start, wb_end), under i_lock, not yet taken by wb_work (file.c).
  */
 struct ninep_inode {
 	struct v9p_qid qid;
 	struct ninep_fid *wb_fid;
 	atomic_t wb_gen;
+	struct work_struct wb_work;
+	loff_t wb_start;
+	loff_t wb_end;
 	struct timespec64 cache_ctime;
 	loff_t cache_size;
 	unsigned long attr_time;
@@ -352,6 +358,7 @@ void ninep_size_write_back(struct inode *inode, const struct iattr *iattr);
 void ninep_getattr_write_back(struct inode *inode);
 void ninep_size_truncate_pages(struct inode *inode, loff_t size);
 void ninep_evict_inode(struct inode *inode);
+void ninep_wb_early_init(struct ninep_inode *vi);
 
 /* lock.c: 9P2000.L locks */
 int ninep_file_lock(struct file *filp, int cmd, struct file_lock *fl);

@@ -27,6 +27,20 @@
  * copy-direct opens both files O_DIRECT where their filesystem takes it.
  * A short write is "err 5" (EIO).
  *
+ *	ioprobe hold|hold-append SRC DST [SIZE]
+ *
+ * writes SRC to DST (created and truncated, or with hold-append opened
+ * O_APPEND and kept) in 1 MiB write(2)s, at once ftruncate(2)s DST to SIZE
+ * if given, prints "written N", then waits for its standard input to end
+ * before the fsync(2) and the close(2) of DST, each printed as below
+ * ("fsync ok 0", "close err 5"): the shell looks at the server while the
+ * written bytes are still only the client's.
+ *
+ *	ioprobe twice SRC1 SRC2 DST
+ *
+ * writes each MiB of SRC1 at its offset of DST (created, truncated), at
+ * once the same MiB of SRC2 over it, then fsync(2) and close(2) as hold.
+ *
  * It prints "ok N" (N bytes, or 0 for open) or "err N" (the errno) and exits
  * 0; it prints "timeout" and exits 3 when an AIO event does not come within
  * 10 s (a kernel that lost the iocb), and exits 2 on a usage error. The shell
@@ -170,6 +184,83 @@ static int copy(const char *op, const char *src, const char *dst,
 	return result(total);
 }
 
+#define MIB	(1024 * 1024)
+
+/* Read up to 1 MiB of @fd into @buf: its count, or -1. */
+static ssize_t read_mib(int fd, char *buf)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < MIB) {
+		n = read(fd, buf + got, MIB - got);
+		if (n < 0)
+			return -1;
+		if (!n)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/* pwrite(2) all of @n bytes at @pos, or -1 (a short write is EIO). */
+static int pwrite_all(int fd, const char *buf, size_t n, off_t pos)
+{
+	ssize_t w = pos < 0 ? write(fd, buf, n) : pwrite(fd, buf, n, pos);
+
+	if (w >= 0 && (size_t)w != n)
+		errno = EIO;
+	return w >= 0 && (size_t)w == n ? 0 : -1;
+}
+
+static int sync_close(int fd)
+{
+	int err;
+
+	printf("fsync ");
+	result(fsync(fd));
+	err = close(fd);
+	printf("close ");
+	return result(err);
+}
+
+/* hold, hold-append and twice: see the top of this file. */
+static int hold(const char *op, const char *src, const char *src2,
+		const char *dst, const char *size)
+{
+	int app = !strcmp(op, "hold-append"), twice = !strcmp(op, "twice");
+	char *buf = malloc(MIB), *buf2 = malloc(MIB), c;
+	int in, in2 = -1, out;
+	long long total = 0;
+	ssize_t n;
+
+	if (!buf || !buf2)
+		return 1;
+	in = open(src, O_RDONLY);
+	if (twice)
+		in2 = open(src2, O_RDONLY);
+	out = open(dst, O_RDWR | O_CREAT | (app ? O_APPEND : O_TRUNC), 0644);
+	if (in < 0 || (twice && in2 < 0) || out < 0)
+		return result(-1);
+	while ((n = read_mib(in, buf)) > 0) {
+		if (pwrite_all(out, buf, n, app ? -1 : total) < 0)
+			return result(-1);
+		if (twice && (read_mib(in2, buf2) != n ||
+			      pwrite_all(out, buf2, n, total) < 0))
+			return result(-1);
+		total += n;
+	}
+	if (n < 0 || (size && ftruncate(out, strtoll(size, NULL, 0)) < 0))
+		return result(-1);
+	if (!twice) {
+		printf("written %lld\n", total);
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+	}
+	return sync_close(out);
+}
+
 /* read(2) into, or write(2) from, a read-only mapping of @count bytes. */
 static int ro_map(int fd, size_t count, int rd)
 {
@@ -193,6 +284,11 @@ int main(int argc, char **argv)
 		return copy(argv[1], argv[2], argv[3],
 			    strtoul(argv[4], NULL, 0),
 			    strtoul(argv[5], NULL, 0));
+	if (argc >= 4 && argc <= 5 && !strncmp(argv[1], "hold", 4))
+		return hold(argv[1], argv[2], NULL, argv[3],
+			    argc == 5 ? argv[4] : NULL);
+	if (argc == 5 && !strcmp(argv[1], "twice"))
+		return hold(argv[1], argv[2], argv[3], argv[4], NULL);
 	if (argc < 3 || !count)
 		goto usage;
 	op = argv[1];
@@ -233,6 +329,8 @@ int main(int argc, char **argv)
 		return aio(fd, buf, count, 1);
 usage:
 	fprintf(stderr, "usage: ioprobe open|read|write|pread-direct|aio-read|aio-write|lease|readseq|read-ro|write-ro FILE [COUNT]\n"
-		"       ioprobe copy|copyv|copy-direct SRC DST BUFSZ ALIGN\n");
+		"       ioprobe copy|copyv|copy-direct SRC DST BUFSZ ALIGN\n"
+		"       ioprobe hold|hold-append SRC DST [SIZE]\n"
+		"       ioprobe twice SRC1 SRC2 DST\n");
 	return 2;
 }

@@ -7,6 +7,7 @@
 # through A sends no Tread (through B it does); O_DIRECT reads and writes
 # through A meet the cached bytes; a write-back to a stopped server fails
 # fsync and close (not silently); nothing is left behind after the umounts.
+# Write-back of whole runs starts behind a writer, before fsync (early_wb).
 # The attribute cache (actimeo=): `ls -l` costs one Tgetattr (Tstat in .u) per
 # entry, not two; fstat of an open file within actimeo costs none, after it one;
 # a chmod through the mount and a change on the export are seen (at once, and
@@ -52,6 +53,9 @@ dd if=/dev/urandom of=$T/r2 bs=64k count=4 2> /dev/null
 dd if=/dev/urandom of=$T/r3 bs=64k count=4 2> /dev/null
 dd if=/dev/urandom of=$T/1m bs=64k count=16 2> /dev/null
 dd if=/dev/urandom of=$T/big bs=1M count=8 2> /dev/null
+dd if=/dev/urandom of=$T/big16 bs=1M count=16 2> /dev/null
+dd if=/dev/urandom of=$T/big16b bs=1M count=16 2> /dev/null
+PROBE=/v9fs/bin/ioprobe
 
 # same TEXT FILE1 FILE2: ok when both have the same bytes
 same() {
@@ -124,6 +128,132 @@ wb_fail() {
 	umount_9p $W
 	check "$_l: umount after the failed write-back" sh -c "! grep -q ' $W ' /proc/mounts"
 	rm -f "$EXP/wberr"
+}
+
+# hold_start SRC DST [SIZE]: ioprobe hold SRC DST [SIZE] in the background
+# ($_h), its input the FIFO $T/hold.in held open by fd 5; returns once it has
+# written it all ("written" in $T/hold.out), or after 120 s
+hold_start() {
+	rm -f $T/hold.in
+	mkfifo $T/hold.in
+	$PROBE ${HOLD:-hold} "$@" < $T/hold.in > $T/hold.out 2>&1 &
+	_h=$!
+	exec 5> $T/hold.in
+	_i=0
+	while ! grep -q '^written\|^err' $T/hold.out && [ $_i -lt 1200 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
+# hold_end: let the holder fsync and close; its lines after "written" in $_r
+# (not in a subshell: the FIFO is this shell's and the holder its child)
+hold_end() {
+	exec 5>&-
+	wait $_h
+	_r=$(grep -v '^written' $T/hold.out | tr '\n' ' ')
+}
+
+# early_wb L DIALECT: write-back of whole runs (1 MiB) starts behind a writer
+# through the cache, before fsync or close: Twrites reach the server while the
+# bytes are still only written, and the file is exact after fsync; a MiB
+# written twice at once ends with the second bytes; a truncate right after the
+# writes and appends (O_APPEND) while they go out end at the right size and
+# bytes; a file larger than the server's room (a 4 MiB tmpfs in the export)
+# fails fsync, and close without fsync (never a lost error); fsx with writes
+# larger than a run; an umount right after a large write leaves every byte on
+# the server; no WARN, BUG or splat
+early_wb() {
+	_l=$1
+	if ! mount_9p 9P tcp $2 $P $W cache=loose > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose: $(tail -n 1 $T/mount.txt)"
+		return
+	fi
+	_k0=$(dmesg | wc -l)
+	_b=$(v9fsd_count $P Twrite)
+	hold_start $T/big16 $W/ew
+	_n=0 _i=0
+	while [ $_n -eq 0 ] && [ $_i -lt 30 ]; do
+		_n=$(($(v9fsd_count $P Twrite) - _b))
+		[ $_n -eq 0 ] && sleep 0.1
+		_i=$((_i + 1))
+	done
+	check "$_l: 16 MiB written, no fsync yet: Twrites reached the server ($_n)" \
+		test "$_n" -gt 0
+	# each of the 16 runs was filled: all go out without fsync, within
+	# seconds (the kernel's own write-back would leave them for 30 s)
+	_i=0
+	while ! cmp -s $T/big16 "$EXP/ew" && [ $_i -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	same "$_l: ... the export has all 16 MiB before fsync (after $((_i / 10)) s)" \
+		$T/big16 "$EXP/ew"
+	hold_end
+	check "$_l: ... then fsync and close succeed ($_r)" \
+		test "$_r" = "fsync ok 0 close ok 0 "
+	same "$_l: ... and the export has every byte" $T/big16 "$EXP/ew"
+
+	_r=$($PROBE twice $T/big16 $T/big16b $W/tw | tr '\n' ' ')
+	check "$_l: each MiB written twice at once, fsync ($_r)" \
+		test "$_r" = "fsync ok 0 close ok 0 "
+	same "$_l: ... the export has the second bytes" $T/big16b "$EXP/tw"
+
+	hold_start $T/big16 $W/tt 5000000
+	hold_end
+	head -c 5000000 $T/big16 > $T/want
+	check "$_l: 16 MiB written and at once truncated to 5000000 ($_r)" \
+		test "$_r" = "fsync ok 0 close ok 0 "
+	same "$_l: ... the export has the first 5000000 bytes" $T/want "$EXP/tt"
+
+	cp $T/r1 $W/ta
+	HOLD=hold-append
+	hold_start $T/big16 $W/ta
+	HOLD=
+	hold_end
+	cat $T/r1 $T/big16 > $T/want
+	check "$_l: 16 MiB appended in 1 MiB O_APPEND writes ($_r)" \
+		test "$_r" = "fsync ok 0 close ok 0 "
+	same "$_l: ... the export has them after the first bytes" $T/want "$EXP/ta"
+
+	mkdir -p "$EXP/small"
+	if mount -t tmpfs -o size=4m tmpfs "$EXP/small"; then
+		hold_start $T/big16 $W/small/f
+		hold_end
+		case $_r in
+		"err "* | *"fsync err"*)
+			ok "$_l: 16 MiB into 4 MiB of room on the server: fsync fails ($_r)" ;;
+		*) not_ok "$_l: 16 MiB into 4 MiB of room on the server: fsync fails ($_r)" ;;
+		esac
+		rm -f $W/small/f
+		dd if=$T/big16 of=$W/small/f bs=1M > $T/dd.txt 2>&1
+		_rc=$?
+		check "$_l: ... written by dd without fsync: close fails (dd exit $_rc: $(tail -n 1 $T/dd.txt))" \
+			test $_rc -ne 0
+		rm -f $W/small/f
+		umount "$EXP/small"
+	else
+		not_ok "$_l: a 4 MiB tmpfs in the export"
+	fi
+	rmdir "$EXP/small"
+
+	# random reads, writes, mapped writes and truncates of a file of up to
+	# 4 MiB, writes up to 1.5 MiB: whole runs written back behind the writes
+	_s=${V9FS_FSX_SEED:-$(date +%s)}
+	timeout 300 /v9fs/bin/fsx -q -R -W -N 400 -l 4194304 -o 1572864 -S $_s \
+		$W/fsx.file > $T/fsx.out 2>&1
+	_rc=$?
+	check "$_l: fsx of a file up to 4 MiB, writes up to 1.5 MiB, seed $_s (exit $_rc: $(tail -n 1 $T/fsx.out))" \
+		test $_rc -eq 0
+	rm -f $W/fsx.file
+
+	dd if=$T/big16 of=$W/um bs=1M 2> /dev/null
+	umount_9p $W || not_ok "$_l: umount"
+	same "$_l: umount right after 16 MiB written: the export has every byte" \
+		$T/big16 "$EXP/um"
+	check "$_l: ... nothing in the kernel log" \
+		sh -c "! dmesg | tail -n +$((_k0 + 1)) | grep -E 'BUG:|Oops|WARNING:|general protection|lockdep|circular locking'"
+	rm -f "$EXP/ew" "$EXP/tw" "$EXP/tt" "$EXP/ta" "$EXP/um"
 }
 
 # attrs L DIALECT: the attribute cache over one dialect
@@ -825,6 +955,7 @@ run() {
 	umount_9p $B || not_ok "$_l: umount B"
 	wb_fail "$_l" $_d 1
 	wb_fail "$_l" $_d 0
+	early_wb "$_l" $_d
 	attrs "$_l" $_d
 	mounted_names "$_l" $_d
 	nocto "$_l" $_d
