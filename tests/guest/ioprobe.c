@@ -284,7 +284,8 @@ int main(int argc, char **argv)
 		return copy(argv[1], argv[2], argv[3],
 			    strtoul(argv[4], NULL, 0),
 			    strtoul(argv[5], NULL, 0));
-	if (argc >= 4 && argc <= 5 && !strncmp(argv[1], "hold", 4))
+	if (argc >= 4 && argc <= 5 &&
+	    (!strcmp(argv[1], "hold") || !strcmp(argv[1], "hold-append")))
 		return hold(argv[1], argv[2], NULL, argv[3],
 			    argc == 5 ? argv[4] : NULL);
 	if (argc == 5 && !strcmp(argv[1], "twice"))

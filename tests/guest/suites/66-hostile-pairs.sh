@@ -392,13 +392,19 @@ t_lopenfail() {
 	pstop
 }
 
+# member walk|open|getattr: the request's name in $_tm, and in $_k the groups
+# served honestly first (-k): the stat's name check that made the spare is a
+# group with a Twalk and a Tgetattr too, but with no Tlopen
+member() {
+	_k=1 _tm=T$1
+	[ $1 = open ] && _k=0 _tm=Tlopen
+}
+
 # Each member is left unanswered once: killed (Twalk, Tgetattr) or timed out
 # (Tlopen); under make soak each in both ways.
 t_silent() {
 	for _mb in $(soak "walk getattr" "walk open getattr"); do
-		_k=1
-		_tm=T$_mb
-		[ $_mb = open ] && _k=0 _tm=Tlopen
+		member $_mb
 		pstart "triple-silent, $_mb" "" -m pair-silent -t $_mb -k $_k || return
 		spared
 		killed "$BIN/ioprobe open $M/data" \
@@ -407,9 +413,7 @@ t_silent() {
 		pstop
 	done
 	for _mb in $(soak open "walk open getattr"); do
-		_k=1
-		_tm=T$_mb
-		[ $_mb = open ] && _k=0 _tm=Tlopen
+		member $_mb
 		pstart "triple-silent, $_mb, timeout=2" ",timeout=2" \
 			-m pair-silent -t $_mb -k $_k -c 1 || return
 		spared

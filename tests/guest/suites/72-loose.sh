@@ -140,11 +140,7 @@ hold_start() {
 	$PROBE ${HOLD:-hold} "$@" < $T/hold.in > $T/hold.out 2>&1 &
 	_h=$!
 	exec 5> $T/hold.in
-	_i=0
-	while ! grep -q '^written\|^err' $T/hold.out && [ $_i -lt 1200 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
+	poll_until 1200 0.1 "grep -q '^written\\|^err' $T/hold.out"
 }
 
 # hold_end: let the holder fsync and close; its lines after "written" in $_r
@@ -173,23 +169,16 @@ early_wb() {
 	_k0=$(dmesg | wc -l)
 	_b=$(v9fsd_count $P Twrite)
 	hold_start $T/big16 $W/ew
-	_n=0 _i=0
-	while [ $_n -eq 0 ] && [ $_i -lt 30 ]; do
-		_n=$(($(v9fsd_count $P Twrite) - _b))
-		[ $_n -eq 0 ] && sleep 0.1
-		_i=$((_i + 1))
-	done
+	poll_until 29 0.1 '[ $(v9fsd_count $P Twrite) -gt $_b ]'
+	_n=$(($(v9fsd_count $P Twrite) - _b))
 	check "$_l: 16 MiB written, no fsync yet: Twrites reached the server ($_n)" \
 		test "$_n" -gt 0
 	# each of the 16 runs was filled: all go out without fsync, within
 	# seconds (the kernel's background write-back, which in this guest
 	# also starts during a 16 MiB write, does not show the difference)
-	_i=0
-	while ! cmp -s $T/big16 "$EXP/ew" && [ $_i -lt 100 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	same "$_l: ... the export has all 16 MiB before fsync (after $((_i / 10)) s)" \
+	_t0=$(date +%s)
+	poll_until 100 0.1 'cmp -s $T/big16 "$EXP/ew"'
+	same "$_l: ... the export has all 16 MiB before fsync (after $(($(date +%s) - _t0)) s)" \
 		$T/big16 "$EXP/ew"
 	hold_end
 	check "$_l: ... then fsync and close succeed ($_r)" \
