@@ -19,7 +19,6 @@
 
 #include <linux/atomic.h>
 #include <linux/err.h>
-#include <linux/ktime.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -573,12 +572,6 @@ int ninep_req_send(struct ninep_client *c, struct ninep_req *req)
 	if (req->state != REQ_NEW) {
 		spin_unlock(&c->lock);
 		return req->err ? req->err : -EIO;
-	}
-	c->tx_seq++;
-	if (ops->rx_choose && c->tags.count == 1) {
-		/* Nothing else in flight: a round trip to measure. */
-		req->lone_seq = c->tx_seq;
-		req->lone_ns = ktime_get_ns();
 	}
 	if (ops->send_nb && !c->tx_busy && !c->tx_partial &&
 	    list_empty(&c->tx_queue)) {
@@ -1162,8 +1155,7 @@ static int rx_step(struct ninep_client *c, bool block)
  * leader: the transport's readiness wakes the leader directly, which reads
  * whatever is there and hands each reply to its request, its own included,
  * so a lone request costs no thread hop. The rx thread receives when there
- * is no leader, always on transports that can only block, and on sockets
- * when it measured faster (see "choosing the receiver"). A message
+ * is no leader, and always on transports that can only block. A message
  * may be read in parts by several receivers in turn; its state is rx_*.
  * Readiness is a flag set by the transport and cleared by a receiver before
  * it reads, so data that arrives after a read always sets it again.
@@ -1282,109 +1274,21 @@ static void rx_check_leader(struct ninep_client *c)
 }
 
 /*
- * ---- choosing the receiver ----
- *
- * A leader saves a thread hop, yet where the scheduler then puts the tasks
- * decides more: over tcp on one machine a lone 4 KiB Tread to diod came
- * back a third sooner through the rx thread, one to v9fsd twice as fast
- * through the leader (docs/benchmarks.md). So a connection whose transport
- * allows it (rx_choose) measures: a lone request (sent with nothing else in
- * flight and taken before anything else was sent) is timed from its send to
- * the end of its wait, and its round trip is put in the window of the mode
- * its wait used. The median of a window of the chosen mode (home) is
- * followed by a window of the other mode (a probe), a couple of round trips
- * let pass after every change of mode; the probe wins only by an eighth or
- * more. A probe that loses doubles the time to the next one, up to
- * NINEP_RX_PERIOD_MAX round trips; a change brings it back to the minimum.
- * A mode only decides whether a new wait may lead: the rx thread takes over
- * from a leader exactly as before, whatever the mode.
- */
-#define NINEP_RX_SKIP		2
-#define NINEP_RX_PERIOD_MIN	128
-#define NINEP_RX_PERIOD_MAX	8192
-
-static u32 rx_median(u32 *v, unsigned int n)
-{
-	unsigned int i, j;
-	u32 x;
-
-	for (i = 1; i < n; i++) {
-		x = v[i];
-		for (j = i; j && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-	return v[(n - 1) / 2] / 2 + v[n / 2] / 2;
-}
-
-/* The wait of lone @req, in @mode, is over: count its round trip. */
-static void rx_choose(struct ninep_client *c, struct ninep_req *req, u8 mode)
-{
-	struct ninep_rx_choice *x = &c->rxc;
-	u64 ns = ktime_get_ns() - req->lone_ns;
-	u32 med;
-
-	/* A round trip more or less is no loss: never wait for the lock. */
-	if (!spin_trylock(&c->lock))
-		return;
-	if (c->tx_seq != req->lone_seq || mode != x->mode)
-		goto out;
-	if (x->skip) {
-		x->skip--;
-		goto out;
-	}
-	x->rtt[x->n++] = min_t(u64, ns, U32_MAX);
-	if (x->n < NINEP_RX_WINDOW)
-		goto out;
-	x->n = 0;
-	med = rx_median(x->rtt, NINEP_RX_WINDOW);
-	if (!x->period)
-		x->period = NINEP_RX_PERIOD_MIN;
-	if (mode == x->home) {
-		x->home_ns = med;
-		WRITE_ONCE(x->mode, !mode);
-		x->skip = NINEP_RX_SKIP;
-		goto out;
-	}
-	if (med < x->home_ns - x->home_ns / 8) {
-		x->home = mode;
-		x->period = NINEP_RX_PERIOD_MIN;
-	} else {
-		WRITE_ONCE(x->mode, x->home);
-		x->period = min_t(u32, x->period * 2, NINEP_RX_PERIOD_MAX);
-	}
-	clnt_dbg(c, NINEP_DEBUG_RPC,
-		 "receiver: %s (lone round trips: leader %u ns, rx thread %u ns)\n",
-		 x->home == NINEP_RX_LEAD ? "leader" : "rx thread",
-		 mode == NINEP_RX_LEAD ? med : x->home_ns,
-		 mode == NINEP_RX_LEAD ? x->home_ns : med);
-	x->skip = x->period;
-out:
-	spin_unlock(&c->lock);
-}
-
-/*
  * Wait for @req as wait_event_killable_timeout() does, receiving replies
- * meanwhile as the leader if no other waiting task is, this one may
- * (rx_may_lead()) and the connection's receiver is the leader (rx_choose()).
- * A leader that is deposed (rx_check_leader()) does not lead again in this
- * wait. The return value is that of wait_event_killable_timeout().
+ * meanwhile as the leader if no other waiting task is and this one may
+ * (rx_may_lead()). A leader that is deposed (rx_check_leader()) does not
+ * lead again in this wait. The return value is that of
+ * wait_event_killable_timeout().
  */
 static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 {
 	bool leader = false, may_lead = rx_may_lead();
-	bool choose = c->trans.ops->rx_choose && may_lead;
-	u8 mode = NINEP_RX_LEAD;
 	DEFINE_WAIT(wait);
 	long ret = t;
 
 	if (!c->trans.ops->recv_nb)
 		return wait_event_killable_timeout(req->wq, req_finished(req),
 						   t);
-	if (choose) {
-		mode = READ_ONCE(c->rxc.mode);
-		may_lead = mode == NINEP_RX_LEAD;
-	}
 	for (;;) {
 		long slice, left;
 		bool watch;
@@ -1434,10 +1338,6 @@ static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
 		if (READ_ONCE(c->rx_ready))
 			wake_up(&c->rx_wq);
 	}
-	/* A leader deposed or stepping aside measured neither mode. */
-	if (choose && req->lone_ns && (may_lead || mode != NINEP_RX_LEAD) &&
-	    ret > 0 && req_finished(req) && req->state == REQ_DONE)
-		rx_choose(c, req, mode);
 	return ret;
 }
 

@@ -65,9 +65,6 @@ struct ninep_req {
 	 */
 	struct ninep_zc *zc;
 	struct v9p_fcall rc;		/* decoded reply; views into rbuf */
-	/* Sent alone: when, and c->tx_seq then (see rx_choose() in rpc.c) */
-	u64 lone_ns;
-	u32 lone_seq;
 };
 
 /*
@@ -85,25 +82,6 @@ struct ninep_tags {
 	u32 next;			/* the tag to try first */
 	struct ninep_req *notag;	/* Tversion's request (NOTAG) */
 	unsigned int count;		/* all of them; READ_ONCE outside c->lock */
-};
-
-/*
- * Who receives on a connection whose transport lets it choose (rx_choose in
- * trans.h): a waiting task (NINEP_RX_LEAD) or the rx thread alone
- * (NINEP_RX_THREAD), whichever took lone requests round faster lately; see
- * rx_choose() in rpc.c. All zero is a valid start: the leader, measured.
- */
-enum { NINEP_RX_LEAD, NINEP_RX_THREAD };
-#define NINEP_RX_WINDOW	8
-
-struct ninep_rx_choice {
-	u8 mode;			/* what a new wait does; READ_ONCE */
-	u8 home;			/* the mode chosen; mode differs in a probe */
-	u8 n;				/* round trips in rtt[] */
-	u32 skip;			/* round trips to let pass before a window */
-	u32 period;			/* home round trips between two probes */
-	u32 home_ns;			/* median of home's last window */
-	u32 rtt[NINEP_RX_WINDOW];	/* this window's round trips, ns */
 };
 
 struct ninep_client {
@@ -137,8 +115,6 @@ struct ninep_client {
 	u32 rx_got;			/* its bytes received so far, */
 	u32 rx_size;			/* its size, once the header is in, */
 	struct ninep_req *rx_req;	/* and its request (a reference) */
-	u32 tx_seq;			/* requests sent so far; c->lock */
-	struct ninep_rx_choice rxc;	/* c->lock */
 	bool dead;			/* c->lock to set, READ_ONCE to test */
 	u32 msize;
 	enum v9p_dialect dialect;

@@ -62,12 +62,6 @@ struct ninep_trans_ops {
 	 */
 	int (*recv_nb)(struct ninep_trans *t, void *buf, size_t len);
 	/*
-	 * With recv_nb: the client measures lone round trips and chooses,
-	 * per connection, whether a waiting task or the rx thread receives
-	 * (rx_choose() in rpc.c); without, a waiting task does.
-	 */
-	bool rx_choose;
-	/*
 	 * Optional: acknowledge what was received now rather than later
 	 * (tcp's delayed ACK); called by the receiver while other requests
 	 * are in flight. May sleep.

@@ -263,7 +263,6 @@ const struct ninep_trans_ops ninep_trans_tcp = {
 	.send_nb = sock_send_nb,
 	.recv = sock_recv,
 	.recv_nb = sock_recv_nb,
-	.rx_choose = true,
 	.ack = sock_tcp_ack,
 	.abort = sock_abort,
 	.close = sock_close,
@@ -277,7 +276,6 @@ const struct ninep_trans_ops ninep_trans_unix = {
 	.send_nb = sock_send_nb,
 	.recv = sock_recv,
 	.recv_nb = sock_recv_nb,
-	.rx_choose = true,
 	.abort = sock_abort,
 	.close = sock_close,
 };
