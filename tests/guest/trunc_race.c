@@ -3,7 +3,7 @@
  * trunc-race: can a shared writable mapping make a file larger on the server
  * than an ftruncate(2) just made it?
  *
- *	trunc-race FILE EXPORT PAGES ROUNDS SECONDS
+ *	trunc-race [-o] FILE EXPORT PAGES ROUNDS SECONDS
  *
  * FILE is on the mount, EXPORT the same file seen on the server's side
  * (v9fsd's export, without the client). Each round makes FILE PAGES pages
@@ -14,7 +14,9 @@
  * sends the dirty pages again and again (msync(MS_SYNC) and fsync(2) in
  * turn). Once both are under way the main thread calls ftruncate(2) to a
  * size inside the mapping (page-aligned in even rounds, in the middle of a
- * page in odd ones), stops the threads, fsyncs, unmaps and closes. Then
+ * page in odd ones), or with -o opens FILE with O_TRUNC on a second
+ * descriptor and closes it (the new size 0), stops the threads, fsyncs,
+ * unmaps and closes. Then
  * EXPORT's size must be the new size: a page sent after the server
  * truncated would have made it larger again, and a page lost before the
  * truncate would show as a wrong byte below the new end (checked too: the
@@ -76,8 +78,10 @@ static void *writer(void *arg)
 		past = 0;	/* the pages past the end are gone */
 	}
 	while (!atomic_load(&stop)) {
-		map[cut - 1] = v;
-		last = v;
+		if (cut) {
+			map[cut - 1] = v;
+			last = v;
+		}
 		if (past) {
 			if (i >= npages)
 				i = first;
@@ -130,9 +134,15 @@ int main(int argc, char **argv)
 	double t0, secs;
 	struct sigaction sa = { .sa_handler = on_bus };
 	off_t max_seen = 0;
+	int otrunc = 0;
 
+	if (argc == 7 && !strcmp(argv[1], "-o")) {
+		otrunc = 1;
+		argv++;
+		argc--;
+	}
 	if (argc != 6) {
-		fprintf(stderr, "usage: trunc-race FILE EXPORT PAGES ROUNDS SECONDS\n");
+		fprintf(stderr, "usage: trunc-race [-o] FILE EXPORT PAGES ROUNDS SECONDS\n");
 		return 2;
 	}
 	pg = sysconf(_SC_PAGESIZE);
@@ -167,6 +177,8 @@ int main(int argc, char **argv)
 		cut = (1 + random() % (pages - 2)) * pg;
 		if (r & 1)
 			cut += 1 + random() % (pg - 1);
+		if (otrunc)
+			cut = 0;
 		last = 0;
 		atomic_store(&stop, 0);
 		atomic_store(&bused, 0);
@@ -179,7 +191,14 @@ int main(int argc, char **argv)
 		}
 		wait_started(s0, y0);
 		usleep(random() % 2000);
-		if (ftruncate(fd, cut)) {
+		if (otrunc) {
+			int tfd = open(argv[1], O_RDWR | O_TRUNC);
+
+			if (tfd < 0 || close(tfd)) {
+				perror("trunc-race: open O_TRUNC");
+				return 1;
+			}
+		} else if (ftruncate(fd, cut)) {
 			perror("trunc-race: ftruncate down");
 			return 1;
 		}

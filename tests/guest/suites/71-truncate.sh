@@ -2,12 +2,14 @@
 # 71-truncate: ftruncate(2) of a file that a shared writable mapping keeps
 # dirtying past the new end, while msync(2) and fsync(2) keep sending its
 # dirty pages (trunc-race, tests/guest/trunc_race.c), on ours with cache=mmap
-# and cache=loose over 9p2000.L and 9p2000.u, one v9fsd export. After each
+# and cache=loose over 9p2000.L and 9p2000.u, one v9fsd export; then the same
+# with an open(O_TRUNC) of the file instead of the ftruncate. After each
 # truncate, with the writer stopped and the file synced and closed, the
 # export's file must be the new size (never larger: no page past the end may
 # land after the server truncated) and hold the writer's last byte before
 # the end. The flusher runs every 50 ms meanwhile (dirty_writeback and
-# dirty_expire, put back after). Each mount runs up to 300 rounds or 15 s.
+# dirty_expire, put back after). Each of the two runs on a mount does up to
+# 200 rounds or 10 s.
 # Nothing is left behind after the umounts.
 # timeout: 300
 . /v9fs/tests/lib.sh
@@ -34,6 +36,20 @@ exp_was=$(cat $VM/dirty_expire_centisecs)
 echo 5 > $VM/dirty_writeback_centisecs
 echo 5 > $VM/dirty_expire_centisecs
 
+# race LABEL WHAT [-o]: trunc-race on $M/f, one TAP line
+race() {
+	_t0=$(date +%s)
+	timeout 60 /v9fs/bin/trunc-race $3 $M/f "$EXP/f" 16 200 10 > $T/race.txt 2>&1
+	_rc=$?
+	diag "$1: $2: $(tail -n 1 $T/race.txt) ($(($(date +%s) - _t0)) s)"
+	if [ $_rc -eq 0 ]; then
+		ok "$1: $2 beside a writing shared mapping: the export keeps the new size and bytes"
+	else
+		not_ok "$1: $2 beside a writing shared mapping: the export keeps the new size and bytes (exit $_rc)"
+		sed 's/^/#   /' $T/race.txt | head -n 12
+	fi
+}
+
 for d in 9p2000.L 9p2000.u; do
 	for c in mmap loose; do
 		l="9P ${d#9p2000} cache=$c"
@@ -41,16 +57,8 @@ for d in 9p2000.L 9p2000.u; do
 			not_ok "$l: mount: $(tail -n 1 $T/mount.txt)"
 			continue
 		fi
-		t0=$(date +%s)
-		timeout 60 /v9fs/bin/trunc-race $M/f "$EXP/f" 16 300 15 > $T/race.txt 2>&1
-		rc=$?
-		diag "$l: $(tail -n 1 $T/race.txt) ($(($(date +%s) - t0)) s)"
-		if [ $rc -eq 0 ]; then
-			ok "$l: ftruncate beside a writing shared mapping: the export keeps the new size and bytes"
-		else
-			not_ok "$l: ftruncate beside a writing shared mapping: the export keeps the new size and bytes (exit $rc)"
-			sed 's/^/#   /' $T/race.txt | head -n 12
-		fi
+		race "$l" ftruncate
+		race "$l" "open(O_TRUNC)" -o
 		rm -f $M/f
 		umount_9p $M || not_ok "$l: umount"
 	done
