@@ -10,7 +10,7 @@
 # lockrun      runs a command while holding a flock(2) or fcntl(2) lock (tests/guest/lockrun.c)
 # lprobe       one stat/readlink/statfs/getdents/read-all call, prints the errno (tests/guest/lprobe.c)
 # cachebind    brings up a cachefiles cache and holds it, cachefilesd without culling (tests/guest/cachebind.c)
-# trunc-race   ftruncate(2) beside a writing shared mapping: the server keeps the new size (tests/guest/trunc_race.c)
+# trunc-race   ftruncate(2) or open(O_TRUNC) beside a writing shared mapping: the server keeps the new size (tests/guest/trunc_race.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
