@@ -10,12 +10,13 @@
 # lockrun      runs a command while holding a flock(2) or fcntl(2) lock (tests/guest/lockrun.c)
 # lprobe       one stat/readlink/statfs/getdents/read-all call, prints the errno (tests/guest/lprobe.c)
 # cachebind    brings up a cachefiles cache and holds it, cachefilesd without culling (tests/guest/cachebind.c)
+# trunc-race   ftruncate(2) or open(O_TRUNC) beside a writing shared mapping: the server keeps the new size (tests/guest/trunc_race.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
 GUEST_TEST_PROGS := $(GUEST_BIN)/posix-suite $(GUEST_BIN)/fsx $(GUEST_BIN)/mmap-check \
 	$(GUEST_BIN)/v9bench $(GUEST_BIN)/fdmount $(GUEST_BIN)/ioprobe $(GUEST_BIN)/lockrun \
-	$(GUEST_BIN)/lprobe $(GUEST_BIN)/cachebind
+	$(GUEST_BIN)/lprobe $(GUEST_BIN)/cachebind $(GUEST_BIN)/trunc-race
 # hostile-9p needs the proto/ codec; build it once proto/v9p.h exists.
 ifneq ($(wildcard proto/v9p.h),)
 GUEST_TEST_PROGS += $(GUEST_BIN)/hostile-9p
@@ -66,3 +67,7 @@ $(GUEST_BIN)/lprobe: tests/guest/lprobe.c
 $(GUEST_BIN)/cachebind: tests/guest/cachebind.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/trunc-race: tests/guest/trunc_race.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -pthread -o $@ $<

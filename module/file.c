@@ -137,6 +137,41 @@ static int ninep_file_topen(struct inode *inode, struct ninep_fid *ofid,
 }
 
 /*
+ * The Topen of an open that ninep_open_fetches() leaves alone: with @flags,
+ * then, if this user may not read the file, with @f_flags (its writes then
+ * bypass the cache). An O_TRUNC in cache=mmap or loose goes under the
+ * mapping's invalidate_lock, as a truncate does (ninep_size_change_begin()):
+ * dirty pages are sent first and, once the server truncated, the pages go
+ * and the size is 0 before any mapping may dirty a page again. Otherwise a
+ * page dirtied meanwhile could be sent after the server truncated.
+ */
+static int ninep_file_topen_trunc(struct inode *inode, struct ninep_fid *ofid,
+				  unsigned int flags, unsigned int f_flags)
+{
+	bool lock = S_ISREG(inode->i_mode) && (f_flags & O_TRUNC) &&
+		    ninep_cache_writeback(inode);
+	int err = 0;
+
+	if (lock) {
+		filemap_invalidate_lock(inode->i_mapping);
+		err = ninep_write_back_range(inode, 0, LLONG_MAX);
+	}
+	if (!err) {
+		err = ninep_file_topen(inode, ofid, flags);
+		if ((err == -EACCES || err == -EPERM) && flags != f_flags)
+			err = ninep_file_topen(inode, ofid, f_flags);
+	}
+	if (lock) {
+		if (!err) {
+			ninep_i_size_set(inode, 0, false);
+			truncate_pagecache(inode, 0);
+		}
+		filemap_invalidate_unlock(inode->i_mapping);
+	}
+	return err;
+}
+
+/*
  * Drop every cached page of @inode (a dirty one is written back first, by
  * ->launder_folio). A page held elsewhere at that moment (a read copying
  * from it, a pipe a mapping was spliced into, a mapping dirtying it again
@@ -299,10 +334,10 @@ int ninep_file_open(struct inode *inode, struct file *file)
 		err = ninep_dotl_lopen_fetch(inode, ofid,
 					     ninep_dotl_open_flags(flags), af);
 	} else {
-		err = ninep_file_topen(inode, ofid, flags);
+		err = ninep_file_topen_trunc(inode, ofid, flags, file->f_flags);
 	}
 	/* Not readable by this user: its writes then bypass the cache. */
-	if ((err == -EACCES || err == -EPERM) && flags != file->f_flags)
+	if ((err == -EACCES || err == -EPERM) && flags != file->f_flags && af)
 		err = ninep_file_topen(inode, ofid, file->f_flags);
 	if (!err && reg && ninep_cache_loose(inode))
 		err = ninep_cache_revalidate(inode, ofid, flags, af);
@@ -905,7 +940,9 @@ static int ninep_launder_folio(struct folio *folio)
 
 /*
  * A shared mapping's first write to a page (cache=mmap). The page is
- * locked, waits for a write-back in flight, and is marked dirty. mtime is
+ * locked, waits for a write-back in flight, and is marked dirty; all under
+ * the mapping's invalidate_lock (shared, taken before the page lock as
+ * filemap_fault() does), so that no size change is under way. mtime is
  * not stamped here as a local file system would: the server sets it when
  * the Twrite lands, and the next getattr would replace a local stamp.
  */
@@ -918,6 +955,8 @@ static vm_fault_t ninep_page_mkwrite(struct vm_fault *vmf)
 	if (!READ_ONCE(NINEP_I(inode)->wb_fid))
 		return VM_FAULT_SIGBUS;
 	sb_start_pagefault(inode->i_sb);
+	/* A size change under way ends first (ninep_size_change_begin()). */
+	filemap_invalidate_lock_shared(inode->i_mapping);
 	folio_lock(folio);
 	if (folio->mapping != inode->i_mapping ||
 	    folio_pos(folio) >= i_size_read(inode)) {
@@ -929,6 +968,7 @@ static vm_fault_t ninep_page_mkwrite(struct vm_fault *vmf)
 	folio_wait_writeback(folio);
 	folio_mark_dirty(folio);
 out:
+	filemap_invalidate_unlock_shared(inode->i_mapping);
 	sb_end_pagefault(inode->i_sb);
 	return ret;
 }
@@ -955,22 +995,55 @@ static int ninep_file_mmap(struct file *file, struct vm_area_struct *vma)
 }
 
 /*
- * truncate(2) and ftruncate(2), before the new size goes to the server
- * (cache=mmap, loose; under the inode lock, so no write(2) dirties a page
- * meanwhile): the dirty pages from the new end on are sent and write-back
- * in flight there finishes, so no Twrite of them lands after the truncate
- * (the flusher could send one otherwise, extending the file again). A
- * page a mapping dirties past the new end while the truncate is under way
- * can still be sent before ninep_size_truncate_pages() drops it.
+ * A size change of a regular file whose pages are written back (cache=mmap,
+ * loose) holds the mapping's invalidate_lock exclusively from before the
+ * write-back of its tail through the server's reply and the dropping of
+ * the pages past the new end (ninep_size_change_end()), and
+ * ninep_page_mkwrite() takes it shared. So while the server truncates, no
+ * mapping dirties a page again: one dirtied before is sent here and waited
+ * for, a store after faults in ninep_page_mkwrite() and waits, then finds
+ * its page gone (SIGBUS past the end) or the new size in i_size, to which
+ * write-back clamps what it sends (ninep_wb_add()). Without this a page
+ * dirtied past the new end meanwhile could be sent by the flusher, msync or
+ * early write-back after the server truncated, making the file larger
+ * again. write(2) is kept out by the inode lock, which truncate(2) and
+ * ftruncate(2) hold around this. cache=none maps nothing writable and
+ * takes no lock. The other ways the size goes down:
+ * - open(O_TRUNC): the Topen (Tlopen) truncates, under the same lock
+ *   (ninep_file_topen_trunc()); the setattr with ATTR_OPEN that follows
+ *   sends nothing and drops the pages again, under the lock too.
+ * - a refresh seeing a smaller size from the server (another client
+ *   truncated): only i_size goes down (ninep_i_size_refresh(), never while
+ *   cache=loose holds bytes not yet sent), pages stay until the next open
+ *   drops them; no lock: there is no local truncate to order a store
+ *   against, and from then on write-back clamps to the new size and
+ *   ninep_page_mkwrite() refuses pages past it.
+ * - fallocate: not offered (no ->fallocate).
+ * Returns whether the lock is held, for ninep_size_change_end().
  */
-void ninep_size_write_back(struct inode *inode, const struct iattr *iattr)
+bool ninep_size_change_begin(struct inode *inode, const struct iattr *iattr)
 {
-	if (!(iattr->ia_valid & ATTR_SIZE) || (iattr->ia_valid & ATTR_OPEN) ||
-	    !S_ISREG(inode->i_mode) || !ninep_cache_writeback(inode))
-		return;
-	/* An error stays recorded for fsync; it is not the truncate's. */
-	ninep_write_back_range(inode, round_down(iattr->ia_size, PAGE_SIZE),
-			       LLONG_MAX);
+	if (!(iattr->ia_valid & ATTR_SIZE) || !S_ISREG(inode->i_mode) ||
+	    !ninep_cache_writeback(inode))
+		return false;
+	filemap_invalidate_lock(inode->i_mapping);
+	/*
+	 * The dirty pages from the new end on go first and write-back in
+	 * flight there finishes, so no Twrite of them lands after the
+	 * truncate. An error stays recorded for fsync; it is not the
+	 * truncate's. With ATTR_OPEN the server truncated already.
+	 */
+	if (!(iattr->ia_valid & ATTR_OPEN))
+		ninep_write_back_range(inode,
+				       round_down(iattr->ia_size, PAGE_SIZE),
+				       LLONG_MAX);
+	return true;
+}
+
+void ninep_size_change_end(struct inode *inode, bool locked)
+{
+	if (locked)
+		filemap_invalidate_unlock(inode->i_mapping);
 }
 
 /*

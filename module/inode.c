@@ -1390,11 +1390,12 @@ int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 
 /*
  * The end of a setattr in any dialect, once the request is made: dirty
- * pages go before a size change, then @st (Twstat) or @sa (Tsetattr),
- * whichever is given, goes through the open file's fid for ftruncate and
- * the like (it may be the only one allowed to) or else the caller's fid of
- * @dentry; neither given: nothing for the server. Then the inode takes the
- * change.
+ * pages go before a size change (which holds the mapping's invalidate_lock
+ * until its pages are dropped, see ninep_size_change_begin()), then @st
+ * (Twstat) or @sa (Tsetattr), whichever is given, goes through the open
+ * file's fid for ftruncate and the like (it may be the only one allowed
+ * to) or else the caller's fid of @dentry; neither given: nothing for the
+ * server. Then the inode takes the change.
  */
 int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
 			 struct iattr *iattr, const struct v9p_stat *st,
@@ -1402,27 +1403,33 @@ int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
 {
 	struct inode *inode = d_inode(dentry);
 	struct ninep_fid *fid;
-	int err;
+	bool locked;
+	int err = 0;
 
-	ninep_size_write_back(inode, iattr);
+	locked = ninep_size_change_begin(inode, iattr);
 	if (st || sa) {
 		if ((iattr->ia_valid & ATTR_FILE) && iattr->ia_file &&
 		    iattr->ia_file->private_data)
 			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
 		else
 			fid = ninep_fid_lookup(dentry);
-		if (IS_ERR(fid))
-			return PTR_ERR(fid);
+		if (IS_ERR(fid)) {
+			err = PTR_ERR(fid);
+			goto out;
+		}
 		err = st ? ninep_wstat(fid, st) : ninep_setattr(fid, sa);
 		ninep_fid_put(fid);
 		ninep_attr_stale(inode);
 		if (err)
-			return err;
+			goto out;
 	}
 	if (iattr->ia_valid & ATTR_SIZE)
 		ninep_size_truncate_pages(inode, iattr->ia_size);
-	setattr_copy(idmap, inode, iattr);
-	return 0;
+out:
+	ninep_size_change_end(inode, locked);
+	if (!err)
+		setattr_copy(idmap, inode, iattr);
+	return err;
 }
 
 /*

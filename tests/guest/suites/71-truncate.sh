@@ -1,0 +1,74 @@
+#!/bin/sh
+# 71-truncate: ftruncate(2) of a file that a shared writable mapping keeps
+# dirtying past the new end, while msync(2) and fsync(2) keep sending its
+# dirty pages (trunc-race, tests/guest/trunc_race.c), on ours with cache=mmap
+# and cache=loose over 9p2000.L and 9p2000.u, one v9fsd export; then the same
+# with an open(O_TRUNC) of the file instead of the ftruncate. After each
+# truncate, with the writer stopped and the file synced and closed, the
+# export's file must be the new size (never larger: no page past the end may
+# land after the server truncated) and hold the writer's last byte before
+# the end. The flusher runs every 50 ms meanwhile (dirty_writeback and
+# dirty_expire, put back after). Each of the two runs on a mount does up to
+# 200 rounds or 10 s.
+# Nothing is left behind after the umounts.
+# timeout: 300
+. /v9fs/tests/lib.sh
+
+P=5671
+EXP=/tmp/trunc-export
+M=/mnt/trunc
+T=/tmp/trunc.$$
+PARAMS=/sys/module/9p2000/parameters
+VM=/proc/sys/vm
+mkdir -p "$EXP" "$T"
+
+if ! load_client 9P > $T/insmod.txt 2>&1; then
+	not_ok "9p2000.ko loads: $(cat $T/insmod.txt)"
+	exit 0
+fi
+if ! v9fsd_start "$EXP" $P; then
+	not_ok "v9fsd serves $EXP"
+	exit 0
+fi
+
+wb_was=$(cat $VM/dirty_writeback_centisecs)
+exp_was=$(cat $VM/dirty_expire_centisecs)
+echo 5 > $VM/dirty_writeback_centisecs
+echo 5 > $VM/dirty_expire_centisecs
+
+# race LABEL WHAT [-o]: trunc-race on $M/f, one TAP line
+race() {
+	_t0=$(date +%s)
+	timeout 60 /v9fs/bin/trunc-race $3 $M/f "$EXP/f" 16 200 10 > $T/race.txt 2>&1
+	_rc=$?
+	diag "$1: $2: $(tail -n 1 $T/race.txt) ($(($(date +%s) - _t0)) s)"
+	if [ $_rc -eq 0 ]; then
+		ok "$1: $2 beside a writing shared mapping: the export keeps the new size and bytes"
+	else
+		not_ok "$1: $2 beside a writing shared mapping: the export keeps the new size and bytes (exit $_rc)"
+		sed 's/^/#   /' $T/race.txt | head -n 12
+	fi
+}
+
+for d in 9p2000.L 9p2000.u; do
+	for c in mmap loose; do
+		l="9P ${d#9p2000} cache=$c"
+		if ! mount_9p 9P tcp $d $P $M cache=$c > $T/mount.txt 2>&1; then
+			not_ok "$l: mount: $(tail -n 1 $T/mount.txt)"
+			continue
+		fi
+		race "$l" ftruncate
+		race "$l" "open(O_TRUNC)" -o
+		rm -f $M/f
+		umount_9p $M || not_ok "$l: umount"
+	done
+done
+
+echo $wb_was > $VM/dirty_writeback_centisecs
+echo $exp_was > $VM/dirty_expire_centisecs
+v9fsd_stop
+check "no fid, request or client left after the umounts" \
+	test "$(cat $PARAMS/live_fids)/$(cat $PARAMS/live_reqs)/$(cat $PARAMS/live_clients)" = 0/0/0
+rmmod 9p2000 || not_ok "rmmod 9p2000"
+rm -rf "$T" "$EXP"
+exit 0
