@@ -10,7 +10,7 @@
 # the end. The flusher runs every 50 ms meanwhile (dirty_writeback and
 # dirty_expire, put back after). Each of the two runs on a mount does up to
 # 200 rounds or 3 s (10 s under make soak): with main's module before the
-# fix about 3 rounds in 10 left the export larger, at 8 to 20 rounds a second.
+# fix about 3 rounds in 10 left the export larger, at 4 to 20 rounds a second.
 # Nothing is left behind after the umounts.
 # timeout: 300
 . /v9fs/tests/lib.sh
