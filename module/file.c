@@ -286,8 +286,11 @@ int ninep_file_open(struct inode *inode, struct file *file)
 	int err, lerr;
 
 	ninep_vfs_dbg(s, "%pD flags 0%o\n", file, file->f_flags);
-	/* Dirty pages land before an O_TRUNC the Topen carries, not after. */
-	if (reg && ninep_cache_writeback(inode)) {
+	/*
+	 * Dirty pages land before the Topen; an O_TRUNC's go under the
+	 * mapping's invalidate_lock, in ninep_file_topen_trunc().
+	 */
+	if (reg && ninep_cache_writeback(inode) && !(file->f_flags & O_TRUNC)) {
 		err = ninep_write_back_range(inode, 0, LLONG_MAX);
 		if (err)
 			return err;
