@@ -144,6 +144,20 @@ v9fsd_start() {
 	return 1
 }
 
+# ours_and_v9fsd EXPORT PORT: our client loaded and v9fsd serving EXPORT on
+# PORT; a "not ok" line and false if either cannot be had
+ours_and_v9fsd() {
+	if ! load_client 9P > /tmp/insmod.$$ 2>&1; then
+		not_ok "9p2000.ko loads: $(cat /tmp/insmod.$$)"
+		rm -f /tmp/insmod.$$
+		return 1
+	fi
+	rm -f /tmp/insmod.$$
+	v9fsd_start "$1" "$2" && return 0
+	not_ok "v9fsd serves $1"
+	return 1
+}
+
 # v9fsd_count PORT TYPE: how many TYPE messages (Twrite, ...) the v9fsd of
 # v9fsd_start on PORT has received so far (0 if none).
 v9fsd_count() {

@@ -23,14 +23,7 @@ PARAMS=/sys/module/9p2000/parameters
 VM=/proc/sys/vm
 mkdir -p "$EXP" "$T"
 
-if ! load_client 9P > $T/insmod.txt 2>&1; then
-	not_ok "9p2000.ko loads: $(cat $T/insmod.txt)"
-	exit 0
-fi
-if ! v9fsd_start "$EXP" $P; then
-	not_ok "v9fsd serves $EXP"
-	exit 0
-fi
+ours_and_v9fsd "$EXP" $P || exit 0
 
 wb_was=$(cat $VM/dirty_writeback_centisecs)
 exp_was=$(cat $VM/dirty_expire_centisecs)

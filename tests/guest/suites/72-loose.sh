@@ -964,14 +964,7 @@ run() {
 	concurrent "$_l" $_d
 }
 
-if ! load_client 9P > $T/insmod.txt 2>&1; then
-	not_ok "9p2000.ko loads: $(cat $T/insmod.txt)"
-	exit 0
-fi
-if ! v9fsd_start "$EXP" $P; then
-	not_ok "v9fsd serves $EXP"
-	exit 0
-fi
+ours_and_v9fsd "$EXP" $P || exit 0
 run 9P.L 9p2000.L
 run 9P.u 9p2000.u
 v9fsd_stop
