@@ -33,28 +33,30 @@ static u32 ninep_dirbuf_max(const struct ninep_session *s,
 }
 
 /*
- * The chunk buffer starts small and grows only for a directory whose
- * replies fill it: most directories fit in a few KiB, and an open
- * directory should not pin msize (up to 1 MiB) for that. The first size
- * holds any stat record a server with PATH_MAX symlink targets sends.
+ * The chunk buffer holds one whole reply (msize less the I/O header, or the
+ * iounit), as the server may fill it: reading a directory in smaller chunks
+ * costs round trips. It is allocated at the first read and freed when the
+ * listing reaches its end, so that a directory left open after it was read
+ * does not pin it. 0 or -ENOMEM.
  */
-#define NINEP_DIRBUF_FIRST	8192
-
-/*
- * Make the buffer hold @size bytes, dropping what it held (the caller
- * refills it). 0 or -ENOMEM, the old buffer kept on failure.
- */
-static int dir_buf_resize(struct ninep_open_file *of, u32 size)
+static int dir_buf_get(struct ninep_open_file *of, u32 size)
 {
-	u8 *buf = kvmalloc(size, GFP_KERNEL);
-
-	if (!buf)
+	if (of->dbuf)
+		return 0;
+	of->dbuf = kvmalloc(size, GFP_KERNEL);
+	if (!of->dbuf)
 		return -ENOMEM;
-	kvfree(of->dbuf);
-	of->dbuf = buf;
 	of->dcap = size;
 	of->dlen = 0;
 	return 0;
+}
+
+static void dir_buf_put(struct ninep_open_file *of)
+{
+	kvfree(of->dbuf);
+	of->dbuf = NULL;
+	of->dcap = 0;
+	of->dlen = 0;
 }
 
 /*
@@ -98,25 +100,16 @@ static void ninep_dir_restart(struct ninep_open_file *of)
 	of->dnext = 0;
 }
 
-/*
- * Read the next chunk of the stream; 0 at the end of the directory. After
- * a chunk that filled more than half the buffer, the next is read into one
- * twice as big, up to @max.
- */
-static int ninep_dir_fill(struct ninep_session *s, struct ninep_open_file *of,
-			  u32 max)
+/* Read the next chunk of the stream; 0 at the end of the directory. */
+static int ninep_dir_fill(struct ninep_open_file *of)
 {
 	struct iov_iter to;
 	struct kvec kv;
-	u32 cap = of->dcap;
 	ssize_t n;
 
-	if (cap < max && of->dlen > cap / 2 &&
-	    dir_buf_resize(of, min_t(u64, (u64)cap * 2, max)) == 0)
-		cap = of->dcap;
 	kv.iov_base = of->dbuf;
-	kv.iov_len = cap;
-	iov_iter_kvec(&to, ITER_DEST, &kv, 1, cap);
+	kv.iov_len = of->dcap;
+	iov_iter_kvec(&to, ITER_DEST, &kv, 1, of->dcap);
 	of->doff = of->dnext;
 	of->dlen = 0;
 	n = ninep_read(of->fid, of->dnext, &to, 0);
@@ -124,6 +117,8 @@ static int ninep_dir_fill(struct ninep_session *s, struct ninep_open_file *of,
 		return n;
 	of->dlen = n;
 	of->dnext += n;
+	if (!n)
+		dir_buf_put(of);
 	return n > 0;
 }
 
@@ -199,15 +194,12 @@ static int ninep_dotl_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct ninep_session *s = ninep_inode_session(file_inode(file));
 	struct ninep_open_file *of = file->private_data;
-	u32 max = ninep_dirbuf_max(s, of->fid);
 	ssize_t n;
 	int ret;
 
-	if (!of->dbuf) {
-		ret = dir_buf_resize(of, min_t(u32, NINEP_DIRBUF_FIRST, max));
-		if (ret)
-			return ret;
-	}
+	ret = dir_buf_get(of, ninep_dirbuf_max(s, of->fid));
+	if (ret)
+		return ret;
 	/* rewinddir(): see the directory as it is now. */
 	if (ctx->pos == 0)
 		of->dlen = 0;
@@ -217,13 +209,13 @@ static int ninep_dotl_readdir(struct file *file, struct dir_context *ctx)
 			if (ret <= 0)
 				return ret;
 		}
-		/* After a full reply, ask for more at once (as dir.c's .u reads). */
-		if (of->dcap < max && of->dlen > of->dcap / 2)
-			dir_buf_resize(of, min_t(u64, (u64)of->dcap * 2, max));
 		of->dlen = 0;
 		n = ninep_readdir(of->fid, ctx->pos, of->dbuf, of->dcap);
-		if (n <= 0)
+		if (n <= 0) {
+			if (!n)
+				dir_buf_put(of);
 			return n;
+		}
 		of->doff = ctx->pos;
 		of->dlen = n;
 	}
@@ -233,16 +225,13 @@ static int ninep_dir_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct ninep_session *s = ninep_inode_session(file_inode(file));
 	struct ninep_open_file *of = file->private_data;
-	u32 max = ninep_dirbuf_max(s, of->fid);
 	int ret;
 
 	if (ninep_dotl(s))
 		return ninep_dotl_readdir(file, ctx);
-	if (!of->dbuf) {
-		ret = dir_buf_resize(of, min_t(u32, NINEP_DIRBUF_FIRST, max));
-		if (ret)
-			return ret;
-	}
+	ret = dir_buf_get(of, ninep_dirbuf_max(s, of->fid));
+	if (ret)
+		return ret;
 	/* rewinddir(): see the directory as it is now, not our old chunk. */
 	if (ctx->pos == 0 && of->dnext)
 		ninep_dir_restart(of);
@@ -256,7 +245,7 @@ static int ninep_dir_readdir(struct file *file, struct dir_context *ctx)
 			if (ret <= 0)
 				return ret;
 		}
-		ret = ninep_dir_fill(s, of, max);
+		ret = ninep_dir_fill(of);
 		if (ret <= 0)
 			return ret;
 	}
