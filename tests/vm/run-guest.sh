@@ -10,7 +10,6 @@
 #   V9FS_EXTRA=file.cpio.gz          one more archive for the initramfs (make run)
 #   V9FS_INTERACTIVE=1               run/shell mode: the console is this terminal
 #   V9FS_ACCEL=kvm                   use KVM instead of software emulation
-#   V9FS_LAST=0                      leave build/SERIES/vm/last where it is
 # Every boot has two virtio 9P devices (mount tags v9share0 and v9share1) on one
 # host scratch folder $vm/share, QEMU's own 9P server, seeded with host-seed.txt
 # and removed with the boot's folder when QEMU is done.
@@ -25,11 +24,10 @@ eval "$("$top/tests/vm/kernel.sh" "$series")"
 mode=${V9FS_MODE:-test}
 limit=${V9FS_TIMEOUT:-2400}
 # Each boot has its own folder, so runs can go on side by side; the newest is
-# also reachable as build/SERIES/vm/last (unless V9FS_LAST=0: the harness
-# self-test's boots, which run beside make check's own).
+# also reachable as build/SERIES/vm/last.
 mkdir -p "$top/build/$series/vm"
 vm=$(mktemp -d "$top/build/$series/vm/run.XXXXXX")
-[ "${V9FS_LAST:-1}" = 0 ] || ln -sfn "$(basename "$vm")" "$top/build/$series/vm/last"
+ln -sfn "$(basename "$vm")" "$top/build/$series/vm/last"
 con=$vm/console.log
 res=$vm/results.txt
 initrd=$vm/initrd.img

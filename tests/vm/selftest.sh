@@ -10,7 +10,7 @@ trap 'rm -f "$out"' EXIT
 
 expect() { # expect TEXT SUITE TIMEOUT PATTERN: the run fails and prints PATTERN
 	local text=$1 suite=$2 limit=$3 pattern=$4 rc
-	V9FS_LAST=0 V9FS_SUITEDIR=/v9fs/selftest V9FS_SUITES=$suite V9FS_TIMEOUT=$limit \
+	V9FS_SUITEDIR=/v9fs/selftest V9FS_SUITES=$suite V9FS_TIMEOUT=$limit \
 		"$top/tests/vm/run-guest.sh" "$series" > "$out" 2>&1
 	rc=$?
 	if [ $rc -ne 0 ] && grep -Eq "$pattern" "$out"; then
