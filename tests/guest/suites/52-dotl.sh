@@ -54,7 +54,15 @@ SEED=${V9FS_FSX_SEED:-$(date +%s)}
 NO_DOTL="our client does not speak 9P2000.L"
 # diod answers Tlock with a whole-file flock(2) on the fid's descriptor, ignoring
 # the range: a lock on bytes 20-29 beside another process's on 0-9 conflicts
-# there. (The in-tree client passes that check on diod; why is not known.)
+# there. The in-tree client passes that check only because its lock on 0-9 is
+# gone from diod by then: every close(2) of a descriptor of a file with POSIX
+# locks unlocks for the closing process, and the in-tree client sends that as a
+# Tlock F_UNLCK on the open file's fid even for a process that holds no lock, so
+# the exit of a child that inherited the holder's descriptor (posix-suite's
+# first child, lockrun's shell or its commands) makes diod drop the holder's
+# flock(2). Ours tells the server only for an owner that holds a lock here
+# (module/lock.c), so the holder keeps it. Through the other mount the in-tree
+# client's loss shows: bytes 15-19 and flock -n are not refused there (notes).
 DIOD_LOCKS="diod locks whole files (flock), not byte ranges"
 DIOD_BESIDE="locks: another process locks bytes 20-29 beside it"
 DIOD_BESIDE_PAIR="locks across mounts: F_SETLK on bytes 40-49 through the second mount succeeds beside it"
