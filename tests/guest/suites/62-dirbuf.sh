@@ -22,12 +22,8 @@ while [ $i -lt 3000 ]; do
 	i=$((i + 1))
 done
 
-if ! v9fsd_start "$EXP" $P; then
-	not_ok "v9fsd serves $EXP"
-	exit 0
-fi
-if ! load_client 9P > /tmp/dirbuf.insmod 2>&1 ||
-	! mount_9p 9P tcp 9p2000.u $P $M msize=1048576 > /tmp/dirbuf.mount 2>&1; then
+ours_and_v9fsd "$EXP" $P || exit 0
+if ! mount_9p 9P tcp 9p2000.u $P $M msize=1048576 > /tmp/dirbuf.mount 2>&1; then
 	not_ok "mount 9P with msize=1048576: $(tail -n 1 /tmp/dirbuf.mount 2> /dev/null)"
 	v9fsd_stop
 	exit 0
