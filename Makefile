@@ -39,8 +39,12 @@ unit: $(UNIT_TESTS)
 clean:
 	rm -rf $(BUILD)
 
+# What check.sh's host sections need beyond `all`, built before they run side
+# by side (two makes never build one file at once).
+CHECK_PREREQS = $(BUILD)/pkg/serve-probe $(INSTALL_BIN)
+
 check: setup
-	@$(MAKE) --no-print-directory all $(FUZZ_TARGETS) $(GUEST_IMAGES)
+	@$(MAKE) --no-print-directory all $(FUZZ_TARGETS) $(GUEST_IMAGES) $(CHECK_PREREQS)
 	@tests/check.sh
 
 fuzz: $(FUZZ_TARGETS)

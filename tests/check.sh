@@ -23,13 +23,28 @@ section() { # section NAME CMD...: run one section, keep and show its TAP
 	cat "$out/$name.tap"
 }
 
-section unit make --no-print-directory unit
-section pkg make --no-print-directory pkg-test
+# The host sections run side by side (much of their time is spent waiting:
+# on the servers the unit tests start, on the harness self-test's hung guest)
+# and are shown in this order once all have ended.
+host=
+host_section() { # host_section NAME CMD...: section NAME in the background
+	local name=$1
+	shift
+	host="$host $name"
+	section "$name" "$@" > "$out/$name.show" &
+}
+host_section unit make --no-print-directory unit
+host_section pkg make --no-print-directory pkg-test
 if [ -x tests/fuzz/run.sh ]; then
-	section fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-4}"
+	host_section fuzz tests/fuzz/run.sh "${FUZZ_SECONDS:-4}"
 fi
-section lint tests/vm/lint.sh $kernels
-section harness tests/vm/selftest.sh "${kernels%% *}"
+host_section lint tests/vm/lint.sh $kernels
+host_section harness tests/vm/selftest.sh "${kernels%% *}"
+wait
+for name in $host; do
+	cat "$out/$name.show"
+	rm -f "$out/$name.show"
+done
 for k in $kernels; do
 	section "guest-$k" tests/vm/run-guest.sh "$k"
 done

@@ -79,6 +79,24 @@ static char *ref_root, *exp_root;
 static int ncase;
 static uint32_t next_fid = 1000;
 
+/*
+ * Wait past one tick of the coarse clock the kernel stamps file times with,
+ * so that a time an operation moves differs from the one before it. The
+ * tick is what clock_getres() reports for the coarse clock (a jiffy), with
+ * 1 ms to spare; 15 ms if it reports nothing.
+ */
+static void tick_sleep(void)
+{
+	static long ns;
+	struct timespec res;
+
+	if (!ns)
+		ns = clock_getres(CLOCK_REALTIME_COARSE, &res) == 0 &&
+		     res.tv_sec == 0 && res.tv_nsec > 0 ?
+		     res.tv_nsec + 1000000 : 15000000;
+	nanosleep(&(struct timespec){ .tv_nsec = ns }, NULL);
+}
+
 /* Setup of a case, run by root in both trees. */
 typedef void (*setup_fn)(const char *dir);
 
@@ -723,7 +741,7 @@ static void run(const char *root, enum how remote, setup_fn setup, const struct 
 	*strrchr(pa, '/') = '\0';
 	had = lstat(a, &ob) == 0;
 	stat(pa, &db);
-	usleep(15000);	/* past the coarse clock's tick: a moved time shows */
+	tick_sleep();	/* a moved time shows */
 	memset(out, 0, sizeof(*out));
 	if (remote == DOTU && !expressible_u(o, dir)) {
 		out->err = -2;

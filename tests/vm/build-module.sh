@@ -20,5 +20,8 @@ for d in module proto; do
 done
 ln -sfn "$top/module/Kbuild" "$tree/Kbuild"
 
-make -s -C "$KDIR" M="$tree" W=1 "$@" modules
+# As many jobs as cores, unless a make above already shares its job slots.
+jobs=-j$(nproc)
+case " ${MAKEFLAGS:-} " in *jobserver* | *" -j"*) jobs= ;; esac
+make -s $jobs -C "$KDIR" M="$tree" W=1 "$@" modules
 [ -n "${V9FS_TREE:-}" ] || cp "$tree/9p2000.ko" "$top/build/$series/9p2000.ko"
