@@ -299,27 +299,43 @@ mount_dir() {
 # hang where it is not. Sets fsync_9p and fsync_9P. An answered fsync of these
 # sizes returns within a second here, so 10 s without an answer is a hang; once
 # the first probe hangs the second is not tried (either hang means no fsync in
-# fsx, and each hang costs its whole bound).
+# fsx, and each hang costs its whole bound). The two clients probe at the same
+# time, each on its own device and file.
 fsync_probe() { # fsync_probe DIR NAME BS COUNT: 0 if answered within 10 s
 	rm -f "$1/$2"
 	timeout 10 dd if=/dev/zero of="$1/$2" bs=$3 count=$4 conv=fsync 2> /dev/null
 }
+fsync_probe_client() { # fsync_probe_client CLIENT DIR: the results into $OUT/fsync.CLIENT
+	_r=
+	for t in 32k:1 32k:4; do
+		case $_r in
+		*HUNG*) _r="$_r $t=not-tried" ;;
+		*)
+			if fsync_probe "$2" "fsync.$1" "${t%%:*}" "${t#*:}"; then
+				_r="$_r $t=answered"
+			else
+				_r="$_r $t=HUNG"
+			fi ;;
+		esac
+	done
+	echo "$_r" > "$OUT/fsync.$1"
+}
 fsync_probes() { # fsync_probes DIALECT
+	_pids=
+	for c in 9p 9P; do
+		d=$(mount_dir $c)
+		rm -f "$OUT/fsync.$c"
+		[ -n "$d" ] || continue
+		fsync_probe_client $c "$d" &
+		_pids="$_pids $!"
+	done
+	for p in $_pids; do
+		wait "$p"
+	done
 	for c in 9p 9P; do
 		d=$(mount_dir $c)
 		[ -n "$d" ] || continue
-		_r=
-		for t in 32k:1 32k:4; do
-			case $_r in
-			*HUNG*) _r="$_r $t=not-tried" ;;
-			*)
-				if fsync_probe "$d" "fsync.$c" "${t%%:*}" "${t#*:}"; then
-					_r="$_r $t=answered"
-				else
-					_r="$_r $t=HUNG"
-				fi ;;
-			esac
-		done
+		_r=$(cat "$OUT/fsync.$c" 2> /dev/null)
 		eval "fsync_$c='$_r'"
 		diag "$c/$1: fsync after writes (bs:count):$_r"
 		rm -f "$d/fsync.$c"
