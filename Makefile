@@ -43,8 +43,11 @@ clean:
 # by side (two makes never build one file at once).
 CHECK_PREREQS = $(BUILD)/pkg/serve-probe $(INSTALL_BIN)
 
+# Built with a job per core unless make was given its own -j.
+CHECK_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+
 check: setup
-	@$(MAKE) --no-print-directory all $(FUZZ_TARGETS) $(GUEST_IMAGES) $(CHECK_PREREQS)
+	@$(MAKE) --no-print-directory $(CHECK_JOBS) all $(FUZZ_TARGETS) $(GUEST_IMAGES) $(CHECK_PREREQS)
 	@tests/check.sh
 
 fuzz: $(FUZZ_TARGETS)
