@@ -454,15 +454,15 @@ rm -rf "$EXP/many"
 # As an NFS soft mount: a request with no reply within timeout= fails (and is
 # flushed), the mount stays; only a server that leaves that Tflush unanswered
 # for a whole timeout too is given up, and then every request fails at once.
-if mount_9p 9P tcp 9p2000.u $P $M timeout=2; then
-	check "/proc/mounts shows timeout=2" test "$(opt_of $M timeout)" = 2
+if mount_9p 9P tcp 9p2000.u $P $M timeout=1; then
+	check "/proc/mounts shows timeout=1" test "$(opt_of $M timeout)" = 1
 	kill -STOP $V9FSD_PID
 	t0=$(now_cs)
 	cat "$M/small4" > /dev/null 2> /tmp/rpc.err
 	rc=$?
 	dt=$(($(now_cs) - t0))
-	check "a request to a stalled server fails after timeout=2 (${dt}0 ms)" \
-		test $rc != 0 -a $dt -ge 150 -a $dt -le 600
+	check "a request to a stalled server fails after timeout=1 (${dt}0 ms)" \
+		test $rc != 0 -a $dt -ge 75 -a $dt -le 600
 	kill -CONT $V9FSD_PID
 	out=$(timeout 10 cat "$M/small1" 2>&1 > /dev/null)
 	rc=$?
@@ -492,7 +492,7 @@ if mount_9p 9P tcp 9p2000.u $P $M timeout=2; then
 	kill -CONT $V9FSD_PID
 	check "umount of a timed-out mount" umount_9p $M
 else
-	not_ok "mount with timeout=2"
+	not_ok "mount with timeout=1"
 fi
 
 # --- dead server -----------------------------------------------------------

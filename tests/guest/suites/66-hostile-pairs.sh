@@ -23,7 +23,7 @@
 #     fid answers for the old one: stat shows the new file's size, mode and
 #     inode, and a read its bytes
 #   - pair-silent: one of the two never answered. Without timeout= the
-#     stat or open waits, and kill -9 ends it at once; with timeout=2 it ends
+#     stat or open waits, and kill -9 ends it at once; with timeout=1 it ends
 #     with ETIMEDOUT (or works when only the Tgetattr was lost and the one
 #     asked alone is answered), and the mount stays usable (the next open
 #     reads the new bytes, not cached pages)
@@ -46,7 +46,7 @@
 #     EIO; on the Tgetattr: open fails EIO, the opened fid is clunked, the
 #     next open reads the bytes changed meanwhile
 #   - pair-silent on a member: kill -9 ends the open at once, a Tflush
-#     is sent; with timeout=2 the open fails ETIMEDOUT, the next one works
+#     is sent; with timeout=1 the open fails ETIMEDOUT, the next one works
 #   - an O_TRUNC open checks the name first, alone (pair-otherfile -t walk):
 #     the name now means another file: that one is truncated, not the old
 # After each case: no request in flight, the server holds as many fids as the
@@ -275,21 +275,21 @@ silent() {
 	killed "$BIN/ioprobe open $M/data" "pair-silent: an open whose Tlopen is never answered"
 	pstop
 
-	pstart "pair-silent, Twalk, timeout=2" ",timeout=2" -m pair-silent -t walk -c 1 || return
+	pstart "pair-silent, Twalk, timeout=1" ",timeout=1" -m pair-silent -t walk -c 1 || return
 	looked_up
 	timed_call "pair-silent: the name check's Twalk unanswered: stat fails ETIMEDOUT" \
 		"err 110" lprobe stat $M/data
 	expect "pair-silent: then stat works" "$(lprobe stat $M/data)" "ok 100644"
 	pstop
 
-	pstart "pair-silent, name check's Tgetattr, timeout=2" ",timeout=2" \
+	pstart "pair-silent, name check's Tgetattr, timeout=1" ",timeout=1" \
 		-m pair-silent -t getattr -c 1 || return
 	looked_up
 	timed_call "pair-silent: the name check's Tgetattr unanswered: asked again, stat works" \
 		"ok 100644" lprobe stat $M/data
 	pstop
 
-	pstart "pair-silent, an open's Tgetattr, timeout=2" ",timeout=2" \
+	pstart "pair-silent, an open's Tgetattr, timeout=1" ",timeout=1" \
 		-m pair-silent -t getattr -k 1 -c 1 || return
 	expect "pair-silent: a first open reads (its pages stay cached)" \
 		"$(head -c 7 $M/data)" hostile
@@ -422,7 +422,7 @@ t_silent() {
 	done
 	for _mb in $(soak open "walk open getattr"); do
 		member $_mb
-		pstart "triple-silent, $_mb, timeout=2" ",timeout=2" \
+		pstart "triple-silent, $_mb, timeout=1" ",timeout=1" \
 			-m pair-silent -t $_mb -k $_k -c 1 || return
 		spared
 		timed_call "triple-silent: the triple's $_tm unanswered: open fails ETIMEDOUT" \
