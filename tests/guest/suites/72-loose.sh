@@ -972,27 +972,27 @@ run() {
 	rm -f $A/f $A/m $A/d $A/app $A/big $A/st $A/tr
 	umount_9p $A || not_ok "$_l: umount A"
 	umount_9p $B || not_ok "$_l: umount B"
-	wb_fail "$_l" $_d 1
-	wb_fail "$_l" $_d 0
+	timed wb_fail "$_l" $_d 1
+	timed wb_fail "$_l" $_d 0
 	# over 9P2000.u too under make soak: the write-back path is the same
 	case " $(soak 9p2000.L '9p2000.L 9p2000.u') " in
-	*" $_d "*) early_wb "$_l" $_d ;;
+	*" $_d "*) timed early_wb "$_l" $_d ;;
 	esac
-	attrs "$_l" $_d
-	mounted_names "$_l" $_d
-	nocto "$_l" $_d
-	opens "$_l" $_d
-	open_checks "$_l" $_d
+	timed attrs "$_l" $_d
+	timed mounted_names "$_l" $_d
+	timed nocto "$_l" $_d
+	timed opens "$_l" $_d
+	timed open_checks "$_l" $_d
 	[ $_d = 9p2000.L ] || return
-	export_names "$_l" $_d
-	concurrent "$_l" $_d
+	timed export_names "$_l" $_d
+	timed concurrent "$_l" $_d
 }
 
 ours_and_v9fsd "$EXP" $P || exit 0
 run 9P.L 9p2000.L
 run 9P.u 9p2000.u
 v9fsd_stop
-fidcap
+timed fidcap
 check "no fid, request or client left after the umounts" \
 	test "$(cat $PARAMS/live_fids)/$(cat $PARAMS/live_reqs)/$(cat $PARAMS/live_clients)" = 0/0/0
 rmmod 9p2000 || not_ok "rmmod 9p2000"
