@@ -35,18 +35,26 @@ poll_until() {
 }
 
 # wait_until SECONDS CMD...: run CMD (a command or a function of this shell)
-# every 50 ms until it succeeds, for up to SECONDS; 0 once it did, 1 when the
-# time ran out. For an event (a process started, a line logged, a count
-# reached); a wait for time itself to pass stays a sleep.
+# every 50 ms until it succeeds, for up to SECONDS (by the clock, however long
+# CMD itself takes); 0 once it did, 1 when the time ran out. For an event (a
+# process started, a line logged, a count reached); a wait for time itself to
+# pass stays a sleep.
 wait_until() {
-	_wu_n=$(($1 * 20))
+	_wu_now
+	_wu_end=$((_wu_cs + $1 * 100))
 	shift
 	until "$@"; do
-		[ "$_wu_n" -gt 0 ] || return 1
+		_wu_now
+		[ "$_wu_cs" -lt "$_wu_end" ] || return 1
 		sleep 0.05
-		_wu_n=$((_wu_n - 1))
 	done
 	return 0
+}
+
+# _wu_now: the uptime in centiseconds in $_wu_cs (read without a process)
+_wu_now() {
+	read -r _wu_cs _wu_x < /proc/uptime
+	_wu_cs=${_wu_cs%.*}${_wu_cs#*.}
 }
 
 # next_second FILE: wait until the clock is past the second of FILE's mtime,
