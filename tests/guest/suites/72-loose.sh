@@ -96,14 +96,14 @@ stopped() {
 	done
 }
 
-# wb_fail L DIALECT FSYNC: a write(2) through a cache=loose,timeout=3 mount
+# wb_fail L DIALECT FSYNC: a write(2) through a cache=loose,timeout=1 mount
 # with the server stopped; with FSYNC=1 dd's fsync must fail, else its close
 # must. The file is opened (fd 3) while the server still answers.
 wb_fail() {
 	_l=$1 _what=close _conv=
 	[ "$3" = 1 ] && _what=fsync _conv=conv=fsync
-	if ! mount_9p 9P tcp $2 $P $W cache=loose,timeout=3 > $T/mount.txt 2>&1; then
-		not_ok "$_l: mount cache=loose,timeout=3: $(tail -n 1 $T/mount.txt)"
+	if ! mount_9p 9P tcp $2 $P $W cache=loose,timeout=1 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,timeout=1: $(tail -n 1 $T/mount.txt)"
 		return
 	fi
 	exec 3<> $W/wberr
@@ -111,7 +111,7 @@ wb_fail() {
 	_i=0
 	while ! stopped $V9FSD_PID && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
 	# no timeout(1) here: its watcher would hold the file open after dd;
-	# timeout=3 bounds every request
+	# timeout=1 bounds every request
 	dd if=$T/r1 bs=64k $_conv >&3 2> $T/dd.txt
 	_rc=$?
 	kill -CONT $V9FSD_PID
