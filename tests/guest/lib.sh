@@ -34,6 +34,53 @@ poll_until() {
 	return 0
 }
 
+# wait_until SECONDS CMD...: run CMD (a command or a function of this shell)
+# every 50 ms until it succeeds, for up to SECONDS (by the clock, however long
+# CMD itself takes); 0 once it did, 1 when the time ran out. For an event (a
+# process started, a line logged, a count reached); a wait for time itself to
+# pass stays a sleep.
+wait_until() {
+	_wu_now
+	_wu_end=$((_wu_cs + $1 * 100))
+	shift
+	until "$@"; do
+		_wu_now
+		[ "$_wu_cs" -lt "$_wu_end" ] || return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+# _wu_now: the uptime in centiseconds in $_wu_cs (read without a process)
+_wu_now() {
+	read -r _wu_cs _wu_x < /proc/uptime
+	_wu_cs=${_wu_cs%.*}${_wu_cs#*.}
+}
+
+# next_second FILE: wait until the clock is past the second of FILE's mtime,
+# so that a change made next gets a later mtime even where times are whole
+# seconds (9P2000.u)
+next_second() {
+	wait_until 3 _next_second "$1"
+	sleep 0.02	# the kernel's coarse clock may lag behind date by a tick
+}
+_next_second() { [ "$(date +%s)" -gt "$(stat -c %Y "$1" 2> /dev/null || echo 0)" ]; }
+
+# xfer PID: bytes the process PID has read and written so far (0 if gone)
+xfer() {
+	awk '$1 == "rchar:" || $1 == "wchar:" { n += $2 } END { print n + 0 }' \
+		"/proc/$1/io" 2> /dev/null || echo 0
+}
+
+# blocked PID: PID is asleep and moves no byte for 0.2 s (its request waits
+# for a server that does not answer)
+blocked() {
+	_bl=$(xfer "$1")
+	sleep 0.2
+	case $(cut -d' ' -f3 "/proc/$1/stat" 2> /dev/null) in S | D) ;; *) return 1 ;; esac
+	[ "$(xfer "$1")" = "$_bl" ]
+}
+
 # wait_listen PORT PID: 0 once something listens on tcp 127.0.0.1:PORT (polled
 # every 50 ms, for up to 5 s); 1 when PID exits first or the time runs out.
 wait_listen() {

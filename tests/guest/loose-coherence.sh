@@ -15,16 +15,27 @@
 # cache=loose does not check at open, for one).
 
 # loose_coherence CLIENT LABEL DIR OTHER: DIR on CLIENT's loose mount, OTHER
-# the same directory as the other side sees it.
+# the same directory as the other side sees it. Three files, each read
+# through the loose mount first, change on the other side at once (one
+# changed, one replaced by a rename, one removed), so that one wait for
+# actimeo serves all three.
 loose_coherence() {
 	_lc=$1 _ll="$2: cache=loose" _ld=$3 _lo=$4 _lf=loose.$1
-	rm -f "$_lo/$_lf"
+	rm -f "$_lo/$_lf" "$_lo/$_lf.r" "$_lo/$_lf.g"
 	printf one > "$_lo/$_lf"
+	printf one > "$_lo/$_lf.r"
+	printf one > "$_lo/$_lf.g"
 	ref_expect $_lc "$_ll: a file made on the other side: stat" \
 		"$(stat -c '%s %a' "$_ld/$_lf" 2>&1)" "3 644"
 	ref_expect $_lc "$_ll: ... and read" "$(cat "$_ld/$_lf" 2>&1)" one
+	# the other two cached the same way
+	stat "$_ld/$_lf.r" "$_ld/$_lf.g" > /dev/null 2>&1
+	cat "$_ld/$_lf.r" "$_ld/$_lf.g" > /dev/null 2>&1
 	printf 'second!' > "$_lo/$_lf"
 	chmod 600 "$_lo/$_lf"
+	printf third > "$_lo/$_lf.new"
+	mv "$_lo/$_lf.new" "$_lo/$_lf.r"
+	rm -f "$_lo/$_lf.g"
 	sleep 1.1
 	ref_expect $_lc "$_ll: changed on the other side, after actimeo: stat shows the new size and mode" \
 		"$(stat -c '%s %a' "$_ld/$_lf" 2>&1)" "7 600"
@@ -33,16 +44,12 @@ loose_coherence() {
 	printf 'SECOND!' > "$_lo/$_lf"
 	ref_expect $_lc "$_ll: changed again, same size, at once: the next open reads it (close-to-open)" \
 		"$(cat "$_ld/$_lf" 2>&1)" 'SECOND!'
-	printf third > "$_lo/$_lf.new"
-	mv "$_lo/$_lf.new" "$_lo/$_lf"
-	sleep 1.1
 	ref_expect $_lc "$_ll: replaced by a rename on the other side, after actimeo: stat shows the new file" \
-		"$(stat -c '%s %a' "$_ld/$_lf" 2>&1)" "5 644"
-	ref_expect $_lc "$_ll: ... and an open reads it" "$(cat "$_ld/$_lf" 2>&1)" third
-	rm -f "$_lo/$_lf"
-	sleep 1.1
+		"$(stat -c '%s %a' "$_ld/$_lf.r" 2>&1)" "5 644"
+	ref_expect $_lc "$_ll: ... and an open reads it" "$(cat "$_ld/$_lf.r" 2>&1)" third
 	ref_expect $_lc "$_ll: removed on the other side, after actimeo: the name is gone" \
-		"$(stat -c %s "$_ld/$_lf" > /dev/null 2>&1 && echo there || echo gone)" gone
+		"$(stat -c %s "$_ld/$_lf.g" > /dev/null 2>&1 && echo there || echo gone)" gone
+	rm -f "$_lo/$_lf" "$_lo/$_lf.r"
 }
 
 # loose_fsx CLIENT LABEL DIR OPS [FSX_FLAGS]: one fsx on the loose mount. A

@@ -181,9 +181,10 @@ for t in unix fd; do
 done
 
 # counters: SIGUSR1 writes them; the runs above walked and read
-kill -USR1 "$V9FSD_PID"
-sleep 1
 stats=/tmp/v9fsd.$PORT.stats
+rm -f "$stats"
+kill -USR1 "$V9FSD_PID"
+poll_until 100 0.05 '[ -s "$stats" ]'
 w=$(awk '$1 == "Twalk" { print $2 }' "$stats" 2> /dev/null)
 r=$(awk '$1 == "Treaddir" { print $2 }' "$stats" 2> /dev/null)
 if [ "${w:-0}" -gt 0 ] && [ "${r:-0}" -gt 0 ]; then

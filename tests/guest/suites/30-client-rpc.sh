@@ -58,6 +58,18 @@ settle() {
 
 mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts; }
 
+# waiting PID: a request of ours is in flight and PID is blocked (lib.sh) on it
+waiting() { [ "$(live reqs)" != 0 ] && blocked "$1"; }
+
+# asleep PID...: every PID is there and asleep (S or D), twice 0.2 s apart
+asleep() {
+	for _r in 1 2; do
+		awk '$3 != "S" && $3 != "D" { bad = 1 } END { exit bad }' \
+			$(for _p in "$@"; do echo /proc/$_p/stat; done) 2> /dev/null || return 1
+		[ $_r = 2 ] || sleep 0.2
+	done
+}
+
 mkdir -p "$EXP" "$M"
 dd if=/dev/urandom of="$EXP/blob" bs=64k count=64 2> /dev/null # 4 MiB
 for i in 1 2 3 4 5 6 7 8; do
@@ -107,19 +119,21 @@ mounted $M && umount $M
 # fake_version NAME REPLY [VOPT [LATER]]: mount over trans=fd against a scripted
 # peer that reads the 21-byte Tversion (VOPT, default version=9p2000.u; "" asks
 # for the default, 9P2000.L, of the same length) and answers with REPLY (printf
-# octal escapes), then, if given, sends LATER a second later, then goes silent.
-# Sets FAKE_RC and FAKE_LOG (new kernel log).
+# octal escapes), then, if given, sends LATER once the next request (the
+# Tattach) has begun to arrive, then goes silent; the mount has timeout=1 for
+# the request left unanswered. Sets FAKE_RC and FAKE_LOG (new kernel log).
 fake_version() {
 	_v=${3-version=9p2000.u,}
 	_f=/tmp/fake.$1
 	rm -f "$_f.c2s" "$_f.s2c"
 	mkfifo "$_f.c2s" "$_f.s2c"
 	(dd bs=1 count=21 < "$_f.c2s" > /dev/null 2>&1 && printf "$2" > "$_f.s2c" &&
-		{ [ -z "${4:-}" ] || { sleep 1 && printf "$4" > "$_f.s2c"; }; } &&
+		{ [ -z "${4:-}" ] || { dd bs=1 count=1 < "$_f.c2s" > /dev/null 2>&1 &&
+			printf "$4" > "$_f.s2c"; }; } &&
 		sleep 8) &
 	_pid=$!
 	_n=$(dmesg | wc -l)
-	timeout 20 mount -t 9P -o trans=fd,rfdno=3,wfdno=4,${_v}msize=65536,timeout=3 \
+	timeout 20 mount -t 9P -o trans=fd,rfdno=3,wfdno=4,${_v}msize=65536,timeout=1 \
 		none $M 3<> "$_f.s2c" 4<> "$_f.c2s" 2> /dev/null
 	FAKE_RC=$?
 	FAKE_LOG=$(dmesg | tail -n +$((_n + 1)))
@@ -374,7 +388,7 @@ if mount_9p 9P tcp 9p2000.u $P $M; then
 	kill -STOP $V9FSD_PID
 	cat "$M/blob" > /dev/null 2>&1 &
 	rpid=$!
-	sleep 0.5
+	poll_until 50 0 'waiting $rpid' || diag "the reader is not blocked after 10 s"
 	t0=$(now_cs)
 	kill -9 $rpid
 	if wait_gone $rpid 100; then
@@ -385,7 +399,7 @@ if mount_9p 9P tcp 9p2000.u $P $M; then
 	wait $rpid 2> /dev/null
 	diag "while stalled: live reqs $(live reqs), fids $(live fids)"
 	kill -CONT $V9FSD_PID
-	sleep 0.3
+	settle reqs > /dev/null
 	check "after Tflush the mount still works" cmp "$EXP/blob" "$M/blob"
 	check "after Rflush no request is left in flight" test "$(settle reqs)" = 0
 	umount_9p $M
@@ -414,7 +428,7 @@ if mount_9p 9P tcp 9p2000.u $P $M debug=0x20; then
 		pids="$pids $!"
 		i=$((i + 1))
 	done
-	sleep 2
+	poll_until 50 0 'asleep $pids' || diag "not every reader asleep after 20 s"
 	diag "while stopped: live reqs $(live reqs)"
 	kill -CONT $V9FSD_PID
 	for p in $pids; do wait "$p"; done
@@ -440,15 +454,15 @@ rm -rf "$EXP/many"
 # As an NFS soft mount: a request with no reply within timeout= fails (and is
 # flushed), the mount stays; only a server that leaves that Tflush unanswered
 # for a whole timeout too is given up, and then every request fails at once.
-if mount_9p 9P tcp 9p2000.u $P $M timeout=2; then
-	check "/proc/mounts shows timeout=2" test "$(opt_of $M timeout)" = 2
+if mount_9p 9P tcp 9p2000.u $P $M timeout=1; then
+	check "/proc/mounts shows timeout=1" test "$(opt_of $M timeout)" = 1
 	kill -STOP $V9FSD_PID
 	t0=$(now_cs)
 	cat "$M/small4" > /dev/null 2> /tmp/rpc.err
 	rc=$?
 	dt=$(($(now_cs) - t0))
-	check "a request to a stalled server fails after timeout=2 (${dt}0 ms)" \
-		test $rc != 0 -a $dt -ge 150 -a $dt -le 600
+	check "a request to a stalled server fails after timeout=1 (${dt}0 ms)" \
+		test $rc != 0 -a $dt -ge 75 -a $dt -le 600
 	kill -CONT $V9FSD_PID
 	out=$(timeout 10 cat "$M/small1" 2>&1 > /dev/null)
 	rc=$?
@@ -478,7 +492,7 @@ if mount_9p 9P tcp 9p2000.u $P $M timeout=2; then
 	kill -CONT $V9FSD_PID
 	check "umount of a timed-out mount" umount_9p $M
 else
-	not_ok "mount with timeout=2"
+	not_ok "mount with timeout=1"
 fi
 
 # --- dead server -----------------------------------------------------------
@@ -512,7 +526,7 @@ if mount_9p 9P tcp 9p2000.u $P $M; then
 	kill -STOP $V9FSD_PID
 	cat "$M/blob" > /dev/null 2> /tmp/rpc.err &
 	rpid=$!
-	sleep 0.5
+	poll_until 50 0 'waiting $rpid' || diag "the reader is not blocked after 10 s"
 	t0=$(now_cs)
 	timeout 10 umount -f $M 2> /dev/null
 	if wait_gone $rpid 200; then
@@ -531,7 +545,7 @@ fi
 v9fsd_stop
 
 # --- nothing left -----------------------------------------------------------
-sleep 0.2
+poll_until 40 0.05 '[ "$(live clients)/$(live fids)/$(live reqs)" = 0/0/0 ]'
 check "no client, fid or request left: $(live clients)/$(live fids)/$(live reqs)" \
 	test "$(live clients)/$(live fids)/$(live reqs)" = "0/0/0"
 check "9p2000.ko unloads" unload_client 9P

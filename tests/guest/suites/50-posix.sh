@@ -182,6 +182,21 @@ lock_hold() {
 	while [ ! -e "$OUT/held" ] && [ $_i -lt 150 ]; do sleep 0.2; _i=$((_i + 1)); done
 }
 
+# lock_wait PID: PID, a lockrun started after v9fsd had $_lk Tlock, has
+# sent its Tlock and sleeps (the lock is held elsewhere), or has ended (a
+# client that took the lock without asking); then 0.3 s for a reply to reach it
+lock_asked() {
+	case $(cut -d' ' -f3 /proc/$1/stat 2> /dev/null) in
+	"" | Z) return 0 ;;
+	S | D) [ "$(v9fsd_count $PORT Tlock)" -gt "$_lk" ] ;;
+	*) return 1 ;;
+	esac
+}
+lock_wait() {
+	wait_until 20 lock_asked "$1" || diag "no Tlock from the waiting lockrun in 20 s"
+	sleep 0.3
+}
+
 lock_checks() { # lock_checks CLIENT
 	_c=$1 _a=/mnt/lock-$1-a _b=/mnt/lock-$1-b
 	if ! mount_9p $_c tcp 9p2000.L $PORT $_a > "$OUT/mount.txt" 2>&1 ||
@@ -198,9 +213,10 @@ lock_checks() { # lock_checks CLIENT
 	timeout 30 $LOCKRUN -n -s "$_b/lockfile" true
 	lock_result $_c "$([ $? -eq 1 ] && echo 1)" "shared flock -n on the second mount fails while it is held"
 	rm -f "$OUT/got"
+	_lk=$(v9fsd_count $PORT Tlock)
 	timeout 60 $LOCKRUN "$_b/lockfile" "touch $OUT/got" &
 	_w=$!
-	sleep 2
+	lock_wait $_w
 	lock_result $_c "$([ ! -e "$OUT/got" ] && echo 1)" "a blocking flock on the second mount waits"
 	touch "$OUT/release"
 	wait $HOLDER
@@ -211,9 +227,20 @@ lock_checks() { # lock_checks CLIENT
 	timeout 30 $LOCKRUN -n "$_b/lockfile" true
 	lock_result $_c "$([ $? -eq 0 ] && echo 1)" "flock -n on the second mount succeeds after the release"
 	lock_hold "$_a/lockfile"
+	_lk=$(v9fsd_count $PORT Tlock)
+	# the waiter in the foreground (a background one would ignore SIGINT),
+	# SIGINT from the background once it waits
+	rm -f "$OUT/waiter.pid"
+	(
+		wait_until 20 test -s "$OUT/waiter.pid"
+		lock_wait "$(cat "$OUT/waiter.pid")"
+		kill -INT "$(cat "$OUT/waiter.pid")" 2> /dev/null
+	) &
+	_k=$!
 	_t0=$(date +%s)
-	timeout -s INT 3 $LOCKRUN "$_b/lockfile" true
+	sh -c "echo \$\$ > $OUT/waiter.pid; exec timeout 60 $LOCKRUN $_b/lockfile true"
 	_r=$? _t1=$(date +%s)
+	wait $_k
 	lock_result $_c "$([ $_r -ne 0 ] && [ $((_t1 - _t0)) -lt 20 ] && echo 1)" \
 		"a signal ends a blocked flock"
 	touch "$OUT/release"

@@ -53,6 +53,24 @@ gone() {
 	return 1
 }
 
+# moving PID read|write: PID has read (written) its first bytes: the transfer
+# is under way
+moving() {
+	_f=rchar
+	[ "$2" = write ] && _f=wchar
+	[ "$(awk -v f="$_f:" '$1 == f { print $2 }' /proc/$1/io 2> /dev/null)" -gt 0 ] 2> /dev/null
+}
+
+# under_way PID read|write: wait (up to 10 s) until PID is moving
+under_way() {
+	wait_until 10 moving "$1" "$2" || diag "no $2 under way after 10 s: $(cat /proc/$1/io 2> /dev/null | tr '\n' ' ')"
+}
+
+# stuck PID: wait (up to 10 s) until PID is blocked (lib.sh): asleep, no byte moving
+stuck() {
+	poll_until 50 0 "blocked $1" || diag "PID $1 not blocked after 10 s: state $(cut -d' ' -f3 /proc/$1/stat 2> /dev/null)"
+}
+
 # unstick MNT PID...: after a failed check, free whatever is still blocked.
 unstick() {
 	_m=$1
@@ -113,7 +131,7 @@ kill_during() { # kill_during CLIENT read|write [fd]
 			> "$OUT/dd.txt" 2>&1 &
 	fi
 	_dd=$!
-	sleep 1
+	under_way $_dd $_what
 	if gone $_dd 1; then
 		result $_c 0 "${_pre}v9fsd killed during a large $_what: $_what still running at the kill" \
 			"finished in under a second, test inconclusive"
@@ -246,9 +264,9 @@ fd_stop_umount() { # fd_stop_umount CLIENT [fifo]
 	_k=${2:-fd}
 	dd if=$_m/big of=/dev/null bs=1M > "$OUT/dd.txt" 2>&1 &
 	_dd=$!
-	sleep 1
+	under_way $_dd read
 	kill -STOP $SRV_PID
-	sleep 1
+	stuck $_dd
 	if gone $_dd 1; then
 		result $_c 0 "$_k: server stopped: reader blocked at the stop" \
 			"the read finished first, test inconclusive"
@@ -313,9 +331,9 @@ stall_kill() { # stall_kill CLIENT
 	mount_client $_c $_m || { v9fsd_stop; return; }
 	dd if=$_m/big of=/dev/null bs=1M > /dev/null 2>&1 &
 	_dd=$!
-	sleep 1
+	under_way $_dd read
 	kill -STOP $V9FSD_PID
-	sleep 1
+	stuck $_dd
 	kill -9 $_dd
 	if gone $_dd 10; then
 		result $_c 1 "server stopped: SIGKILLed reader returns within 1 s (took 0.$WAITED s)"
@@ -361,7 +379,7 @@ hostile() { # hostile CLIENT MODE
 	_dd=$!
 	if [ $_mode = stall ]; then
 		# nothing will ever come back: the reader must at least die when killed
-		sleep 2
+		stuck $_dd
 		kill -9 $_dd 2> /dev/null
 		if gone $_dd 10; then
 			result $_c 1 "hostile stall: SIGKILLed reader returns within 1 s"

@@ -27,6 +27,13 @@ echo "other file" > "$EXP/other"
 
 live() { cat "$PARAMS/live_$1" 2> /dev/null || echo '?'; }
 secs() { sed -n 's/.*seconds=\([0-9.]*\).*/\1/p'; }
+# throttled: the group leader-slow was throttled in two periods or more
+throttled() {
+	[ "$(awk '$1 == "nr_throttled" { print $2 }' $CG/leader-slow/cpu.stat 2> /dev/null)" -ge 2 ] 2> /dev/null
+}
+# looping: the waiter started after the Tstat count was $_ts0 is into its
+# loop (100 stats done)
+looping() { [ "$(v9fsd_count $P Tstat)" -ge $((_ts0 + 100)) ]; }
 
 if ! v9fsd_start "$EXP" $P; then
 	not_ok "v9fsd serves $EXP"
@@ -51,10 +58,11 @@ diag "200 stats alone on cpu 0: ${t0:-failed} s"
 # cpu 1: a busy loop and, beside it, a nice-19 task that is always waiting for
 # a reply (and so often the one that would receive for everyone)
 # (the waiter first, so that it is well into its loop when the hog starts)
+_ts0=$(v9fsd_count $P Tstat)
 taskset -c 1 sh -c "renice -n 19 -p \$\$ > /dev/null; exec $B idle $B stat $M/other 100000000" \
 	> /dev/null 2>&1 &
 low=$!
-sleep 1
+wait_until 20 looping || diag "the low-priority waiter did not make 100 stats in 20 s"
 taskset -c 1 sh -c 'while :; do :; done' &
 hog=$!
 sleep 2
@@ -90,14 +98,16 @@ if echo "1000 1000000" > $CG/leader-slow/cpu.max 2> /dev/null; then
 	# the waiter runs freely first; then a busy loop in the group uses up the
 	# quota as soon as it is renewed
 	echo max > $CG/leader-slow/cpu.max
+	_ts0=$(v9fsd_count $P Tstat)
 	sh -c "echo \$\$ > $CG/leader-slow/cgroup.procs; exec $B stat $M/other 100000000" \
 		> /dev/null 2>&1 &
 	slow=$!
-	sleep 1
+	wait_until 20 looping || diag "the throttled waiter did not make 100 stats in 20 s"
 	sh -c "echo \$\$ > $CG/leader-slow/cgroup.procs; while :; do :; done" &
 	slowhog=$!
 	echo "1000 1000000" > $CG/leader-slow/cpu.max
-	sleep 3
+	# throttled in two periods: the quota is used up as soon as it is renewed
+	wait_until 10 throttled || diag "throttled waiter: not throttled twice in 10 s"
 	diag "throttled waiter: $(grep -E 'nr_throttled|throttled_usec' $CG/leader-slow/cpu.stat | tr '\n' ' ')"
 	diag "throttled waiter: state $(cut -d' ' -f3 /proc/$slow/stat)," \
 		"$(grep ctxt /proc/$slow/status | tr '\n\t' '  ')"
@@ -139,7 +149,7 @@ while [ $i -lt 20 ]; do
 done
 kill -9 $hog 2> /dev/null
 wait $hog 2> /dev/null
-sleep 1
+poll_until 40 0.05 '[ "$(live reqs)" = 0 ]'
 check "the mount still answers after killed waiters" [ "$(cat $M/small)" = "leader test file" ]
 
 umount_9p $M

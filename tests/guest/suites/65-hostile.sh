@@ -140,9 +140,11 @@ noversion() { # noversion CLIENT
 	mount -t $_c -o "$_o,port=$HPORT,version=$DIALECT" 127.0.0.1 $_m \
 		> "$OUT/mount.txt" 2>&1 &
 	_p=$!
-	sleep 2
+	wait_until 10 grep -q 'Tversion tag .*never answered' "$OUT/hostile.log" ||
+		diag "$_c: hostile-9p logged no Tversion within 10 s"
+	sleep 0.5
 	if ! kill -0 $_p 2> /dev/null; then
-		expect $_c "Tversion unanswered: mount still waiting after 2 s" \
+		expect $_c "Tversion unanswered: mount still waiting 0.5 s after the server got it" \
 			"exited: $(tail -n 1 "$OUT/mount.txt")" waiting
 		hostile_stop
 		return
@@ -156,7 +158,9 @@ noversion() { # noversion CLIENT
 	wait $_p 2> /dev/null
 	expect $_c "Tversion unanswered: SIGKILLed mount returns within 3 s" \
 		"$([ $_i -lt 30 ] && echo returned || echo blocked)" returned
-	sleep 0.5
+	# a Tflush would come before the connection's end
+	wait_until 5 grep -q 'connection closed' "$OUT/hostile.log" ||
+		diag "$_c: the connection was not closed within 5 s of the kill"
 	_fl=$(grep -c 'Tflush' "$OUT/hostile.log")
 	expect $_c "Tversion unanswered: no Tflush sent after the kill" "$_fl Tflush" "0 Tflush"
 	if [ "$_fl" != 0 ]; then

@@ -23,7 +23,7 @@
 #     fid answers for the old one: stat shows the new file's size, mode and
 #     inode, and a read its bytes
 #   - pair-silent: one of the two never answered. Without timeout= the
-#     stat or open waits, and kill -9 ends it at once; with timeout=2 it ends
+#     stat or open waits, and kill -9 ends it at once; with timeout=1 it ends
 #     with ETIMEDOUT (or works when only the Tgetattr was lost and the one
 #     asked alone is answered), and the mount stays usable (the next open
 #     reads the new bytes, not cached pages)
@@ -46,7 +46,7 @@
 #     EIO; on the Tgetattr: open fails EIO, the opened fid is clunked, the
 #     next open reads the bytes changed meanwhile
 #   - pair-silent on a member: kill -9 ends the open at once, a Tflush
-#     is sent; with timeout=2 the open fails ETIMEDOUT, the next one works
+#     is sent; with timeout=1 the open fails ETIMEDOUT, the next one works
 #   - an O_TRUNC open checks the name first, alone (pair-otherfile -t walk):
 #     the name now means another file: that one is truncated, not the old
 # After each case: no request in flight, the server holds as many fids as the
@@ -91,6 +91,11 @@ server_fids() {
 	sed -n 's/.*: fids \([0-9]*\) open \([0-9]*\)$/\1 open \2/p' "$LOG" | tail -n 1
 }
 pairs() { grep -c "pair $1:" "$LOG"; }
+# the server logged its fids after the last request: as many as the client
+# counts, none opened (the line comes after the reply, so it may trail it)
+fids_agree() { [ "$(server_fids)" = "$(live fids) open 0" ]; }
+# none of the server's fids is opened (its last fids line)
+none_opened() { [ "$(server_fids | sed 's/.* open /open /')" = "open 0" ]; }
 
 # pstart TEXT OPTS HOSTILE_ARGS...: hostile-9p and a cache=loose,actimeo=1
 # mount of it (OPTS added) on $M; 1 (verdict given) when it did not mount.
@@ -119,7 +124,7 @@ pstart() {
 # opened; umount (plain) returns while the server runs; nothing left.
 pstop() {
 	poll_until 40 0.05 '[ "$(live reqs)" = 0 ]'
-	sleep 0.2
+	wait_until 2 fids_agree
 	expect "$CASE: no request left in flight" "$(live reqs)" 0
 	expect "$CASE: the server holds the fids the client counts, none opened" \
 		"$(server_fids)" "$(live fids) open 0"
@@ -215,7 +220,7 @@ openfail() {
 	expect "pair-fail: a first open reads (its pages stay cached)" "$(head -c 7 $M/data)" hostile
 	expect "pair-fail: the open's Tgetattr fails EIO, its Tlopen works: open fails EIO" \
 		"$(probe open $M/data)" "err 5"
-	sleep 0.2
+	wait_until 2 none_opened
 	expect "pair-fail: the fid opened by that Tlopen is clunked" \
 		"$(server_fids | sed 's/.* open /open /')" "open 0"
 	expect "pair-fail: the next open reads the bytes changed meanwhile, not the cached ones" \
@@ -224,19 +229,22 @@ openfail() {
 }
 
 # killed CALL TEXT: CALL (a command line) in the background must still wait
-# after 1 s and end within 2 s of kill -9.
+# 0.5 s after the server got the group it leaves unanswered, and end within 2 s
+# of kill -9.
 killed() {
 	$1 > "$OUT/bg.txt" 2>&1 &
 	_p=$!
-	sleep 1
-	expect "$2: still waiting after 1 s" \
+	wait_until 10 grep -q ': pair-silent$' "$LOG" ||
+		diag "$2: the server logged no unanswered group within 10 s"
+	sleep 0.5
+	expect "$2: still waiting 0.5 s after the server got the requests" \
 		"$(kill -0 $_p 2> /dev/null && echo waiting || echo "ended: $(cat "$OUT/bg.txt")")" \
 		waiting
 	kill -9 $_p 2> /dev/null
 	poll_until 40 0.05 '! kill -0 $_p 2> /dev/null'
 	expect "$2: kill -9 ends it within 2 s" "$(kill -0 $_p 2> /dev/null || echo ended)" ended
 	wait $_p 2> /dev/null
-	sleep 0.2
+	wait_until 2 grep -q 'Tflush of tag' "$LOG"
 	expect "$2: the unanswered request was flushed" \
 		"$([ "$(grep -c 'Tflush of tag' "$LOG")" -ge 1 ] && echo flushed)" flushed
 }
@@ -267,27 +275,27 @@ silent() {
 	killed "$BIN/ioprobe open $M/data" "pair-silent: an open whose Tlopen is never answered"
 	pstop
 
-	pstart "pair-silent, Twalk, timeout=2" ",timeout=2" -m pair-silent -t walk -c 1 || return
+	pstart "pair-silent, Twalk, timeout=1" ",timeout=1" -m pair-silent -t walk -c 1 || return
 	looked_up
 	timed_call "pair-silent: the name check's Twalk unanswered: stat fails ETIMEDOUT" \
 		"err 110" lprobe stat $M/data
 	expect "pair-silent: then stat works" "$(lprobe stat $M/data)" "ok 100644"
 	pstop
 
-	pstart "pair-silent, name check's Tgetattr, timeout=2" ",timeout=2" \
+	pstart "pair-silent, name check's Tgetattr, timeout=1" ",timeout=1" \
 		-m pair-silent -t getattr -c 1 || return
 	looked_up
 	timed_call "pair-silent: the name check's Tgetattr unanswered: asked again, stat works" \
 		"ok 100644" lprobe stat $M/data
 	pstop
 
-	pstart "pair-silent, an open's Tgetattr, timeout=2" ",timeout=2" \
+	pstart "pair-silent, an open's Tgetattr, timeout=1" ",timeout=1" \
 		-m pair-silent -t getattr -k 1 -c 1 || return
 	expect "pair-silent: a first open reads (its pages stay cached)" \
 		"$(head -c 7 $M/data)" hostile
 	timed_call "pair-silent: the open's Tgetattr unanswered: open fails ETIMEDOUT" \
 		"err 110" probe open $M/data
-	sleep 0.2
+	wait_until 2 none_opened
 	expect "pair-silent: the fid opened by that Tlopen is clunked" \
 		"$(server_fids | sed 's/.* open /open /')" "open 0"
 	expect "pair-silent: the next open reads the bytes changed meanwhile, not the cached ones" \
@@ -384,7 +392,7 @@ t_lopenfail() {
 	expect "triple-fail: the open's Tgetattr fails EIO, its Twalk and Tlopen work: open fails EIO" \
 		"$(probe open $M/data)" "err 5"
 	expect "triple-fail: that Tgetattr came in a triple" "$(pairs triple)" 1
-	sleep 0.2
+	wait_until 2 none_opened
 	expect "triple-fail: the fid opened by that Tlopen is clunked" \
 		"$(server_fids | sed 's/.* open /open /')" "open 0"
 	expect "triple-fail: the next open reads the bytes changed meanwhile" \
@@ -414,7 +422,7 @@ t_silent() {
 	done
 	for _mb in $(soak open "walk open getattr"); do
 		member $_mb
-		pstart "triple-silent, $_mb, timeout=2" ",timeout=2" \
+		pstart "triple-silent, $_mb, timeout=1" ",timeout=1" \
 			-m pair-silent -t $_mb -k $_k -c 1 || return
 		spared
 		timed_call "triple-silent: the triple's $_tm unanswered: open fails ETIMEDOUT" \

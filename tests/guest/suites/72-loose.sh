@@ -96,14 +96,14 @@ stopped() {
 	done
 }
 
-# wb_fail L DIALECT FSYNC: a write(2) through a cache=loose,timeout=3 mount
+# wb_fail L DIALECT FSYNC: a write(2) through a cache=loose,timeout=1 mount
 # with the server stopped; with FSYNC=1 dd's fsync must fail, else its close
 # must. The file is opened (fd 3) while the server still answers.
 wb_fail() {
 	_l=$1 _what=close _conv=
 	[ "$3" = 1 ] && _what=fsync _conv=conv=fsync
-	if ! mount_9p 9P tcp $2 $P $W cache=loose,timeout=3 > $T/mount.txt 2>&1; then
-		not_ok "$_l: mount cache=loose,timeout=3: $(tail -n 1 $T/mount.txt)"
+	if ! mount_9p 9P tcp $2 $P $W cache=loose,timeout=1 > $T/mount.txt 2>&1; then
+		not_ok "$_l: mount cache=loose,timeout=1: $(tail -n 1 $T/mount.txt)"
 		return
 	fi
 	exec 3<> $W/wberr
@@ -111,7 +111,7 @@ wb_fail() {
 	_i=0
 	while ! stopped $V9FSD_PID && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
 	# no timeout(1) here: its watcher would hold the file open after dd;
-	# timeout=3 bounds every request
+	# timeout=1 bounds every request
 	dd if=$T/r1 bs=64k $_conv >&3 2> $T/dd.txt
 	_rc=$?
 	kill -CONT $V9FSD_PID
@@ -322,8 +322,8 @@ attrs() {
 		not_ok "$_l: mount cache=loose,actimeo=0: $(tail -n 1 $T/mount.txt)"
 	fi
 
-	# actimeo=1: a change on the export shows within 2 s without any open
-	# (once: the sleep is the suite's longest wait)
+	# actimeo=1: a change on the export shows once actimeo has passed,
+	# without any open (once: over 9P2000.L)
 	[ $_d = 9p2000.L ] || { rm -f "$EXP/at"; return; }
 	if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=1 > $T/mount.txt 2>&1; then
 		not_ok "$_l: mount cache=loose,actimeo=1: $(tail -n 1 $T/mount.txt)"
@@ -332,10 +332,10 @@ attrs() {
 	exec 5< $A/at
 	_s0=$(fsize 5)
 	printf abc >> "$EXP/at"
-	sleep 2
+	sleep 1.1
 	_c=$(msgs $_g fsize 5)
 	_s=$(fsize 5)
-	check "$_l: actimeo=1, the export grew the file: 2 s later fstat asks (sent $_c) and sees 12 ($_s0, then $_s)" \
+	check "$_l: actimeo=1, the export grew the file: 1.1 s later fstat asks (sent $_c) and sees 12 ($_s0, then $_s)" \
 		test "$_c" = 1 -a "$_s" = 12
 	exec 5<&-
 	umount_9p $A
@@ -413,9 +413,9 @@ export_names() {
 	mv "$EXP/nm/e1" "$EXP/nm/e2"
 	rmdir "$EXP/nm/dd" && echo dd > "$EXP/nm/dd"
 	rm "$EXP/nm/ff" && mkdir "$EXP/nm/ff"
-	sleep 2
+	sleep 1.1
 	_c=$(msgs Twalk stat $_names)
-	check "$_l: actimeo=1: stat of $((_n - 3)) cached names 2 s later checks each with one Twalk (sent $_c)" \
+	check "$_l: actimeo=1: stat of $((_n - 3)) cached names 1.1 s later checks each with one Twalk (sent $_c)" \
 		test "$_c" -ge $((_n - 3)) -a "$_c" -le $((_n - 1))
 	check "$_l: the export removed a cached name: gone" test ! -e $A/nm/e0
 	check "$_l: the export made a name cached as missing: there" \
@@ -471,13 +471,13 @@ concurrent() {
 	diag "$_l: errors the processes saw: $(sed 's/.*: //' $T/cc.err | sort | uniq -c | tr '\n' ';')"
 	grep -e "Input/output error" -e "Stale file handle" -e "I/O error" $T/cc.err | head -n 5 |
 		sed 's/^/#   /'
-	sleep 2
+	sleep 1.1
 	_diff=
 	for _k in n0 n1 n2 n3 t2; do
 		[ "$(kind $A/cc/$_k)" = "$(kind "$EXP/cc/$_k")" ] ||
 			_diff="$_diff $_k: $(kind $A/cc/$_k) / $(kind "$EXP/cc/$_k");"
 	done
-	check "$_l: ... 2 s later every name's stat through the mount is the export's$_diff" \
+	check "$_l: ... 1.1 s later (actimeo=1) every name's stat through the mount is the export's$_diff" \
 		test -z "$_diff"
 	rm -rf $A/cc
 	umount_9p $A
@@ -612,7 +612,7 @@ nocto() {
 	[ $_nd = 9p2000.L ] || return
 
 	# actimeo=1: the change is seen by the first open after it
-	nocto_seen "$_nl" cache=loose,actimeo=1,nocto 2
+	nocto_seen "$_nl" cache=loose,actimeo=1,nocto 1.1
 
 	# a lookup of a second name of a cached inode whose size went down on
 	# the export: the smaller size is not taken from a lookup, so its
@@ -664,29 +664,49 @@ sorted() { echo "$*" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'; }
 # actimeo, one after. A stat after actimeo: the name's check (Twalk, its fid
 # kept for an open) and the Tgetattr (over .L sent beside the Twalk), and it
 # sees what the export changed meanwhile; an open right after takes the
-# check's fid (no Twalk) and reads the new bytes. Then the export changes the file
-# between two opens: renames another file over it, changes its bytes at the
-# same size (seen at the next open with cto, within actimeo too), removes it
-# (ENOENT at the next open after actimeo).
+# check's fid (no Twalk) and reads the new bytes. The cto and the nocto
+# mount ($A and $W) are both up, each step taken on one then the other, so
+# that one wait for actimeo serves both. Then the export changes files
+# between two opens: renames another file over one, changes one's bytes at
+# the same size (seen at the next open with cto, within actimeo too, and
+# after actimeo), removes one (ENOENT at the next open after actimeo); the
+# three changes are made together and share the wait.
 opens() {
 	_l=$1 _d=$2 _g=Tgetattr _o=Tlopen
 	[ $_d = 9p2000.u ] && _g=Tstat _o=Topen
+	printf 12345678 > "$EXP/of"
+	_ms=
 	for _ox in cto nocto; do
-		printf 12345678 > "$EXP/of"
-		if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=2,$_ox > $T/mount.txt 2>&1; then
+		_m=$A
+		[ $_ox = nocto ] && _m=$W
+		if mount_9p 9P tcp $_d $P $_m cache=loose,actimeo=2,$_ox > $T/mount.txt 2>&1; then
+			_ms="$_ms $_ox"
+		else
 			not_ok "$_l: mount cache=loose,actimeo=2,$_ox: $(tail -n 1 $T/mount.txt)"
-			continue
 		fi
-		cat $A/of > /dev/null
-		_in=$(reqs cat $A/of)
-		sleep 2.5
-		_af=$(reqs cat $A/of)
-		sleep 2.5
-		printf 123456789 > "$EXP/of"
-		chmod 600 "$EXP/of"
-		_st=$(reqs stat $A/of)
-		_sa=$(stat -c %s:%a $A/of)
-		_op=$(reqs cat $A/of)
+	done
+	for _ox in $_ms; do
+		_m=$A
+		[ $_ox = nocto ] && _m=$W
+		cat $_m/of > /dev/null
+		eval "_in_$_ox=\$(reqs cat $_m/of)"
+	done
+	sleep 2.1
+	for _ox in $_ms; do
+		_m=$A
+		[ $_ox = nocto ] && _m=$W
+		eval "_af_$_ox=\$(reqs cat $_m/of)"
+	done
+	sleep 2.1
+	printf 123456789 > "$EXP/of"
+	chmod 600 "$EXP/of"
+	for _ox in $_ms; do
+		_m=$A
+		[ $_ox = nocto ] && _m=$W
+		_st=$(reqs stat $_m/of)
+		_sa=$(stat -c %s:%a $_m/of)
+		_op=$(reqs cat $_m/of)
+		eval "_in=\$_in_$_ox _af=\$_af_$_ox"
 		_want=$(sorted Twalk:1 $_o:1 $_g:1 Tclunk:1)
 		[ $_ox = nocto ] && _want=$(sorted Twalk:1 $_o:1 Tclunk:1)
 		check "$_l: $_ox: an open of a cached file within actimeo sends $_want ($_in)" \
@@ -702,41 +722,45 @@ opens() {
 		[ $_ox = nocto ] && _want=$(sorted $_o:1 Tread:1 Tclunk:1)
 		check "$_l: $_ox: an open right after it takes the check's fid, reads the new bytes, sends $_want ($_op)" \
 			test "$_op" = "$_want"
-		umount_9p $A
+		umount_9p $_m
 	done
 
 	printf aaaa > "$EXP/of"
 	printf bbbb > "$EXP/og"
+	printf aaaa > "$EXP/oe"
+	printf gone > "$EXP/od"
 	if ! mount_9p 9P tcp $_d $P $A cache=loose,actimeo=2 > $T/mount.txt 2>&1; then
 		not_ok "$_l: mount cache=loose,actimeo=2: $(tail -n 1 $T/mount.txt)"
+		rm -f "$EXP/of" "$EXP/og" "$EXP/oe" "$EXP/od"
 		return
 	fi
 	_s0=$(cat $A/of)
 	_i0=$(ino $A/of)
+	_e0=$(cat $A/oe)
+	cat $A/od > /dev/null
 	mv "$EXP/og" "$EXP/of"
-	sleep 2.5
+	rm "$EXP/od"
+	# 9P2000.u times are whole seconds: the change comes in a later one
+	[ $_d = 9p2000.u ] && next_second "$EXP/oe"
+	printf dddd > "$EXP/oe"
+	sleep 2.1
 	_s=$(cat $A/of)
 	check "$_l: the export renamed another file over a cached one: the next open after actimeo reads it ($_s0, then $_s; inode $_i0, then $(ino $A/of), export $(ino "$EXP/of"))" \
 		test "$_s0" = aaaa -a "$_s" = bbbb -a "$(ino $A/of)" = "$(ino "$EXP/of")"
-	# 9P2000.u times are whole seconds: the change comes in a later one
-	[ $_d = 9p2000.u ] && sleep 1.1
+	[ $_d = 9p2000.u ] && next_second "$EXP/of"
 	printf cccc > "$EXP/of"
 	_s=$(cat $A/of)
 	check "$_l: the export changed the bytes at the same size: the next open (within actimeo) reads them ($_s)" \
 		test "$_s" = cccc
-	[ $_d = 9p2000.u ] && sleep 1.1
-	printf dddd > "$EXP/of"
-	sleep 2.5
-	_s=$(cat $A/of)
-	check "$_l: ... again, the next open after actimeo reads them ($_s)" test "$_s" = dddd
-	rm "$EXP/of"
-	sleep 2.5
-	cat $A/of > $T/of.txt 2>&1
+	_s=$(cat $A/oe)
+	check "$_l: ... the export changed another cached file at the same size: the next open after actimeo reads it ($_e0, then $_s)" \
+		test "$_e0" = aaaa -a "$_s" = dddd
+	cat $A/od > $T/of.txt 2>&1
 	_rc=$?
-	check "$_l: the export removed the file: the next open after actimeo fails with ENOENT ($_rc: $(cat $T/of.txt))" \
+	check "$_l: the export removed a cached file: the next open after actimeo fails with ENOENT ($_rc: $(cat $T/of.txt))" \
 		sh -c "test $_rc != 0 && grep -q 'No such file' $T/of.txt"
 	umount_9p $A
-	rm -f "$EXP/of" "$EXP/og"
+	rm -f "$EXP/of" "$EXP/og" "$EXP/oe" "$EXP/od"
 }
 
 # open_checks L DIALECT: a name past actimeo (1) that a stat checked before
@@ -873,7 +897,7 @@ run() {
 	# (9P2000.u times are whole seconds: each change comes in a later one)
 	cat $A/f > /dev/null
 	exec 4< $A/f
-	[ $_d = 9p2000.u ] && sleep 1.1
+	[ $_d = 9p2000.u ] && next_second "$EXP/f"
 	cp $T/r2 $B/f
 	same "$_l: B wrote, A's next open reads B's bytes" $T/r2 $A/f
 	# a descriptor A kept open may show either: close-to-open promises nothing
@@ -883,7 +907,7 @@ run() {
 
 	# changed on the server behind the client's back, same size again
 	cat $A/f > /dev/null
-	[ $_d = 9p2000.u ] && sleep 1.1
+	[ $_d = 9p2000.u ] && next_second "$EXP/f"
 	cp $T/r3 "$EXP/f"
 	same "$_l: the export changed, A's next open reads the new bytes" $T/r3 $A/f
 	: > "$EXP/f"
@@ -948,27 +972,27 @@ run() {
 	rm -f $A/f $A/m $A/d $A/app $A/big $A/st $A/tr
 	umount_9p $A || not_ok "$_l: umount A"
 	umount_9p $B || not_ok "$_l: umount B"
-	wb_fail "$_l" $_d 1
-	wb_fail "$_l" $_d 0
+	timed wb_fail "$_l" $_d 1
+	timed wb_fail "$_l" $_d 0
 	# over 9P2000.u too under make soak: the write-back path is the same
 	case " $(soak 9p2000.L '9p2000.L 9p2000.u') " in
-	*" $_d "*) early_wb "$_l" $_d ;;
+	*" $_d "*) timed early_wb "$_l" $_d ;;
 	esac
-	attrs "$_l" $_d
-	mounted_names "$_l" $_d
-	nocto "$_l" $_d
-	opens "$_l" $_d
-	open_checks "$_l" $_d
+	timed attrs "$_l" $_d
+	timed mounted_names "$_l" $_d
+	timed nocto "$_l" $_d
+	timed opens "$_l" $_d
+	timed open_checks "$_l" $_d
 	[ $_d = 9p2000.L ] || return
-	export_names "$_l" $_d
-	concurrent "$_l" $_d
+	timed export_names "$_l" $_d
+	timed concurrent "$_l" $_d
 }
 
 ours_and_v9fsd "$EXP" $P || exit 0
 run 9P.L 9p2000.L
 run 9P.u 9p2000.u
 v9fsd_stop
-fidcap
+timed fidcap
 check "no fid, request or client left after the umounts" \
 	test "$(cat $PARAMS/live_fids)/$(cat $PARAMS/live_reqs)/$(cat $PARAMS/live_clients)" = 0/0/0
 rmmod 9p2000 || not_ok "rmmod 9p2000"
