@@ -3,8 +3,9 @@ MODULE_INPUTS := $(wildcard module/*.c module/*.h) module/Kbuild VERSION $(PROTO
 
 module: $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko)
 
+# '+': the kernel's make takes its jobs from this make's job slots.
 $(BUILD)/%/9p2000.ko: $(MODULE_INPUTS) tests/vm/build-module.sh
-	tests/vm/build-module.sh $*
+	+tests/vm/build-module.sh $*
 
 # checkpatch (from Debian's linux-source-6.1) and sparse over module/ and proto/.
 lint:

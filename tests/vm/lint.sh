@@ -31,7 +31,10 @@ build_clean() { # build_clean SERIES
 	local k=$1 tree=$top/build/$1/lint out rc warn
 
 	rm -rf "$tree"
-	out=$(V9FS_TREE=$tree "$top/tests/vm/build-module.sh" "$k" C=2 2>&1)
+	# a build of its own, whatever make this runs under (its job slots are
+	# not passed to a script)
+	out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL V9FS_TREE="$tree" \
+		"$top/tests/vm/build-module.sh" "$k" C=2 2>&1)
 	rc=$?
 	warn=$(printf '%s\n' "$out" | grep -Ei 'warning|error' | grep -v 'Skipping BTF')
 	if [ $rc -eq 0 ] && [ -z "$warn" ]; then
