@@ -2,6 +2,13 @@
 # A suite prints TAP lines: "ok - text", "not ok - text", "# text"; the runner
 # numbers them. Clients: "9P" is ours (9p2000.ko), "9p" the in-tree reference.
 
+# Only inside the test guest (tests/vm/init names it): these helpers load
+# kernel modules, which never happens on the host.
+if [ "$(cat /proc/sys/kernel/hostname 2> /dev/null)" != v9fs-guest ]; then
+	echo "lib.sh: only for the v9fs test guest (it loads kernel modules)" >&2
+	exit 1
+fi
+
 V9FS_KO=/v9fs/9p2000.ko
 V9FSD=/v9fs/bin/v9fsd
 
