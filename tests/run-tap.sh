@@ -27,8 +27,9 @@ status=0
 i=0
 for prog in "$@"; do
 	name=$(basename "$prog")
-	out=$(cat "$tmp/$i.out")
-	rc=$(cat "$tmp/$i.rc")
+	out=$(cat "$tmp/$i.out" 2> /dev/null)
+	rc=$(cat "$tmp/$i.rc" 2> /dev/null)
+	rc=${rc:-255}	# its shell was killed before it could say
 	i=$((i + 1))
 	printf '%s\n' "$out" | awk -v n="$name" '
 		/^ok/ { sub(/^ok [0-9]* *-? */, ""); print "ok - [" n "] " $0; next }
