@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ready) {
 		setup();
 		stream = malloc(256 + 65536);
+		/*
+		 * Under AddressSanitizer glibc's own allocator is never set up
+		 * by a malloc(), so the first malloc_trim() does it, and the
+		 * servers' ends of connection call that at once from several
+		 * threads: glibc sets itself up unlocked (a SEGV in mtrim, or
+		 * an arena assertion at thread exit). v9fsd proper sets it up
+		 * with its first malloc(), before any thread; so does this.
+		 */
+		malloc_trim(0);
 		ready = true;
 	}
 	if (size < 2 || size > 65536)
