@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 
 #include "srv.h"
+#include "passwd.h"
 
 struct srv_config srv_cfg = {
 	.root_fd = -1,
@@ -28,6 +29,7 @@ struct srv_config srv_cfg = {
 	.msg_timeout = SRV_MSG_TIMEOUT,
 	.stall_timeout = SRV_STALL_TIMEOUT,
 	.max_dialect = V9P_9P2000L,
+	.stats_dir_fd = -1,
 };
 
 static int parse_num(const char *s, unsigned long max, unsigned long *out)
@@ -116,6 +118,50 @@ bool srv_addr_allowed(const struct sockaddr *sa)
 	return false;
 }
 
+/* unix_group=NAME|GID: the unix sockets' group, which may connect too. */
+static int set_unix_group(const char *spec)
+{
+	unsigned long v;
+	gid_t gid;
+
+	if (srv_gr_by_name(spec, &gid) == 0) {
+		srv_cfg.unix_group = gid;
+	} else if (parse_num(spec, (gid_t)-2, &v) == 0) {
+		srv_cfg.unix_group = (gid_t)v;
+	} else {
+		fprintf(stderr, "v9fsd: unknown group '%s'\n", spec);
+		return -EINVAL;
+	}
+	srv_cfg.have_unix_group = true;
+	return 0;
+}
+
+/* unix_map=PEERUID:UID (repeatable): numbers, as the kernel reports a peer. */
+static int add_unix_map(const char *spec)
+{
+	struct srv_unix_map *n;
+	unsigned long peer, uid;
+	const char *colon = strchr(spec, ':');
+	char num[16];
+	size_t pl = colon ? (size_t)(colon - spec) : 0;
+
+	if (!colon || pl >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, spec, pl);
+	num[pl] = '\0';
+	if (parse_num(num, (uid_t)-2, &peer) < 0 ||
+	    parse_num(colon + 1, (uid_t)-2, &uid) < 0)
+		return -EINVAL;
+	n = realloc(srv_cfg.unix_map, (size_t)(srv_cfg.nunix_map + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n[srv_cfg.nunix_map].peer = (uid_t)peer;
+	n[srv_cfg.nunix_map].uid = (uid_t)uid;
+	srv_cfg.nunix_map++;
+	srv_cfg.unix_map = n;
+	return 0;
+}
+
 struct num_opt {
 	const char *name;
 	unsigned long min, max;
@@ -172,6 +218,10 @@ int srv_config_option(const char *opt)
 		return add_allow(eq + 1);
 	if (eq && nl == 11 && !strncmp(opt, "max_version", 11))
 		return set_max_dialect(eq + 1);
+	if (eq && nl == 10 && !strncmp(opt, "unix_group", 10))
+		return set_unix_group(eq + 1);
+	if (eq && nl == 8 && !strncmp(opt, "unix_map", 8))
+		return add_unix_map(eq + 1);
 	for (size_t i = 0; eq && i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strlen(nums[i].name) != nl || strncmp(opt, nums[i].name, nl))
 			continue;

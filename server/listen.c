@@ -4,7 +4,7 @@
  *
  * Address forms (see v9fsd(8)):
  *   tcp:HOST:PORT   tcp:[V6ADDR]:PORT   tcp!HOST!PORT   HOST:PORT
- *   unix:PATH       unix!PATH
+ *   unix:PATH       unix!PATH       unix:@NAME (abstract)
  * HOST "*" (or empty) is every address; a missing port is 564.
  * A service manager may pass listening sockets instead or as well
  * (srv_listen_inherit()) and be told when the server is ready.
@@ -193,38 +193,91 @@ static int add_tcp(const char *hostport, char sep)
 	return 0;
 }
 
+/*
+ * Who may connect to a unix socket's file: its owner (the server's user)
+ * alone, or its owner and the unix_group= group. The mode is set through
+ * the umask at bind(), so the file is never open wider, not even for a
+ * moment, and checked after; the group is changed without following a
+ * symlink. An abstract socket has no file: only the peer check at attach
+ * (srv_user_peer_check()) guards it.
+ */
+static int guard_unix_file(const char *path)
+{
+	mode_t want = srv_cfg.have_unix_group ? 0660 : 0600;
+	struct stat st;
+
+	if (srv_cfg.have_unix_group &&
+	    lchown(path, (uid_t)-1, srv_cfg.unix_group) < 0) {
+		fprintf(stderr, "v9fsd: cannot give unix socket %s to group %u: %s\n",
+			path, (unsigned int)srv_cfg.unix_group, strerror(errno));
+		return -1;
+	}
+	if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "v9fsd: unix socket %s is gone after bind\n", path);
+		return -1;
+	}
+	/* a default ACL on the directory overrides the umask */
+	if ((st.st_mode & 07777) != want && chmod(path, want) < 0) {
+		fprintf(stderr, "v9fsd: cannot set the mode of unix socket %s: %s\n",
+			path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* unix:PATH, or unix:@NAME for an abstract socket (no file). */
 static int add_unix(const char *path)
 {
+	bool abstract = path[0] == '@';
 	struct sockaddr_un sun;
 	struct listener *l;
 	struct stat st;
-	int fd;
+	socklen_t len;
+	mode_t old_mask;
+	int fd, err;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	if (!*path || strlen(path) >= sizeof(sun.sun_path)) {
+	if (!path[abstract] || strlen(path) >= sizeof(sun.sun_path)) {
 		fprintf(stderr, "v9fsd: bad unix socket path '%s'\n", path);
 		return -EINVAL;
 	}
 	strcpy(sun.sun_path, path);
-	/* a stale socket from an earlier run is replaced; nothing else is */
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+	len = sizeof(sun);
+	if (abstract) {
+		sun.sun_path[0] = '\0';
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	} else if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		/* a stale socket from an earlier run is replaced; nothing else is */
 		unlink(path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    listen(fd, 64) < 0) {
-		fprintf(stderr, "v9fsd: cannot listen on unix %s: %s\n", path,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -EADDRNOTAVAIL;
 	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	/* start-up is single-threaded: the umask is the process's for a moment */
+	old_mask = umask(srv_cfg.have_unix_group ? 0117 : 0177);
+	err = bind(fd, (struct sockaddr *)&sun, len);
+	umask(old_mask);
+	if (err < 0)
+		goto fail;
+	if (!abstract && guard_unix_file(path) < 0) {
+		unlink(path);
+		close(fd);
+		return -EPERM;
+	}
+	if (listen(fd, 64) < 0)
+		goto fail;
 	l = &listeners[n_listeners++];
 	l->fd = fd;
 	l->is_unix = true;
-	l->unix_path = strdup(path);
+	l->unix_path = abstract ? NULL : strdup(path);
 	snprintf(l->name, sizeof(l->name), "unix:%s", path);
 	return 0;
+fail:
+	fprintf(stderr, "v9fsd: cannot listen on unix %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -EADDRNOTAVAIL;
 }
 
 int srv_listen_add(const char *addr)
@@ -376,7 +429,18 @@ static void describe_peer(int fd, const struct listener *l, char *buf, size_t le
 	socklen_t sl = sizeof(ss);
 	char h[INET6_ADDRSTRLEN] = "?";
 
-	if (l->is_unix || getpeername(fd, (struct sockaddr *)&ss, &sl) < 0) {
+	if (l->is_unix) {
+		struct ucred cr;
+		socklen_t cl = sizeof(cr);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0)
+			snprintf(buf, len, "%.50s#%d(uid %u)", l->name, fd,
+				 (unsigned int)cr.uid);
+		else
+			snprintf(buf, len, "%.60s#%d", l->name, fd);
+		return;
+	}
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0) {
 		snprintf(buf, len, "%.60s#%d", l->name, fd);
 		return;
 	}
@@ -440,7 +504,10 @@ static void start_conn(int fd, const struct listener *l)
 	if (!a)
 		goto fail;
 	a->fd = fd;
-	/* unix sockets are guarded by their file's permissions: no squash */
+	/*
+	 * Unix peers are not squashed: their credentials bound whom they
+	 * may attach as (srv_user_peer_check()), a root peer as anyone.
+	 */
 	a->squash = !l->is_unix && !srv_cfg.no_root_squash;
 	describe_peer(fd, l, a->peer, sizeof(a->peer));
 	pthread_attr_init(&attr);

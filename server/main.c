@@ -104,7 +104,7 @@ static void write_stats(void)
 
 	if (!srv_cfg.stats_file)
 		return;
-	err = srv_stats_write(srv_cfg.stats_file);
+	err = srv_stats_write();
 	if (err < 0)
 		fprintf(stderr, "v9fsd: cannot write counters to %s: %s\n",
 			srv_cfg.stats_file, strerror(-err));
@@ -300,6 +300,20 @@ int main(int argc, char **argv)
 
 	if (open_export(export) < 0)
 		return 1;
+	if (srv_cfg.stats_file) {
+		int err = srv_stats_open(srv_cfg.stats_file);
+
+		if (err == -EXDEV) {
+			fprintf(stderr, "v9fsd: -S %s is inside the export, where clients make names; "
+				"name a file outside it\n", srv_cfg.stats_file);
+			return 2;
+		}
+		if (err < 0) {
+			fprintf(stderr, "v9fsd: cannot open the directory of -S %s: %s\n",
+				srv_cfg.stats_file, strerror(-err));
+			return 1;
+		}
+	}
 	if (!single && !naddrs && !passed) {
 		/* loopback only unless told otherwise; IPv6 if the host has it */
 		if (srv_listen_add("tcp:127.0.0.1:564") < 0)

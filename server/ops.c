@@ -163,6 +163,8 @@ int srv_op_attach(struct srv_req *req)
 	u = srv_user_lookup(&t->uname, t->n_uname, &err);
 	if (u && req->conn->squash && srv_cfg.as_root)
 		u = srv_user_squash(u, &err);
+	if (u)
+		u = srv_user_peer_check(req->conn, u, &err);
 	if (!u)
 		return err;
 	err = srv_user_become(u);

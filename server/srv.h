@@ -47,6 +47,12 @@
 
 struct sockaddr;
 
+/* unix_map=PEERUID:UID: a unix peer running as peer may attach as uid */
+struct srv_unix_map {
+	uid_t peer;
+	uid_t uid;
+};
+
 /* allow=ADDR/PREFIX */
 struct srv_allow {
 	int family;
@@ -83,6 +89,14 @@ struct srv_config {
 	gid_t map_gid;
 	const char *stats_file;
 	bool proc_ok;		/* /proc/self/fd is usable for reopening */
+	/* unix sockets: who may connect, and whom a peer may attach as */
+	bool have_unix_group;	/* unix_group=: mode 0660 and this group */
+	gid_t unix_group;
+	struct srv_unix_map *unix_map;	/* unix_map=PEERUID:UID */
+	int nunix_map;
+	/* -S: the counters file's directory, opened at start-up */
+	int stats_dir_fd;
+	const char *stats_base;
 };
 
 extern struct srv_config srv_cfg;
@@ -268,10 +282,12 @@ int srv_user_become_root(void);
 int srv_user_name(uid_t uid, char *buf, size_t len);
 int srv_group_name(gid_t gid, char *buf, size_t len);
 int srv_user_parse_map(const char *spec);
+struct srv_user *srv_user_peer_check(struct srv_conn *c, struct srv_user *u, int *err);
 
 /* stats.c */
 void srv_stats_count(uint8_t type);
-int srv_stats_write(const char *file);
+int srv_stats_write(void);
+int srv_stats_open(const char *file);
 
 /* ops.c: handlers return 0 after replying, or a negative errno to reply with */
 int srv_op_attach(struct srv_req *req);

@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <unistd.h>
 #include <sys/fsuid.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
@@ -49,11 +50,14 @@ static void lookup_uid(struct srv_user *u, uid_t uid)
 		fill_from_passwd(u, &pw);
 		return;
 	}
-	/* a numeric id with no passwd entry is still a valid owner */
+	/*
+	 * A numeric id with no passwd entry is still a valid owner, but it
+	 * is in no group: a group of the same number is not its own (it may
+	 * be any group of this host), so it gets the anonymous group.
+	 */
 	u->uid = uid;
-	u->gid = (gid_t)uid;
-	u->groups[0] = (gid_t)uid;
-	u->ngroups = 1;
+	u->gid = SRV_ANON_UID;
+	u->ngroups = 0;
 	snprintf(u->name, sizeof(u->name), "%u", (unsigned int)uid);
 }
 
@@ -156,6 +160,48 @@ struct srv_user *srv_user_squash(struct srv_user *u, int *err)
 			u->groups[k++] = u->groups[i];
 	u->ngroups = k;
 	return u;
+}
+
+/*
+ * Whether the client at the other end of c may act as u->uid. Over a unix
+ * socket the kernel says who the peer is (SO_PEERCRED, recorded when it
+ * connected): root may attach as anyone, as a kernel client mounting for
+ * root does; any other peer as itself, or as a uid unix_map= names for it.
+ * TCP clients are bounded by root squash instead, and descriptors that are
+ * not sockets (-s on pipes) by whoever started the server on them. u is
+ * consumed; returns it, or NULL and *err -EPERM (acting as another user is
+ * a privilege the peer lacks, as setuid(2) says, not a file's permission).
+ */
+struct srv_user *srv_user_peer_check(struct srv_conn *c, struct srv_user *u, int *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss), cl;
+	struct ucred cr;
+
+	if (!srv_cfg.as_root)
+		return u;
+	if (getsockname(c->rfd, (struct sockaddr *)&ss, &sl) < 0) {
+		if (errno == ENOTSOCK)
+			return u;
+		goto refuse;
+	}
+	if (ss.ss_family != AF_UNIX)
+		return u;
+	cl = sizeof(cr);
+	if (getsockopt(c->rfd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0)
+		goto refuse;
+	if (cr.uid == 0 || cr.uid == u->uid)
+		return u;
+	for (int i = 0; i < srv_cfg.nunix_map; i++)
+		if (srv_cfg.unix_map[i].peer == cr.uid && srv_cfg.unix_map[i].uid == u->uid)
+			return u;
+	if (srv_cfg.debug)
+		fprintf(stderr, "v9fsd: %s: peer uid %u may not attach as uid %u\n",
+			c->peer, (unsigned int)cr.uid, (unsigned int)u->uid);
+refuse:
+	srv_user_put(u);
+	*err = -EPERM;
+	return NULL;
 }
 
 void srv_user_get(struct srv_user *u)
