@@ -18,7 +18,8 @@
  * writer-preferring rwlock) orders renames against everything that reads a
  * path and acts on it: renames take it for writing (rename, then update the
  * paths), walks, removes and links for reading. Lock order: names lock,
- * then a connection's table lock or the list lock, then a fid's lock.
+ * then a connection's table lock or the list lock, then a fid's lock; a
+ * rename takes the locks of the fids it moves only, after the list lock.
  * Nothing that may block for long (opening a fifo) runs under it.
  */
 #define _GNU_SOURCE
@@ -322,36 +323,77 @@ void srv_fid_clunk_all(struct srv_conn *c)
 	}
 }
 
+/* Whether path names from or something beneath it. */
+static bool at_or_beneath(const char *path, const char *from, size_t fl)
+{
+	return path && strncmp(path, from, fl) == 0 && (path[fl] == '\0' || path[fl] == '/');
+}
+
+/* A reference on a fid found on the list, unless its last one is gone. */
+static bool fid_tryget(struct srv_fid *f)
+{
+	int refs = __atomic_load_n(&f->refs, __ATOMIC_RELAXED);
+
+	while (refs > 0)
+		if (__atomic_compare_exchange_n(&f->refs, &refs, refs + 1, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
 /*
  * After a rename of from to to (root-relative names), every fid of the
  * server at or beneath from follows it, so that a later remove, rename,
  * link, ".." or stat finds the right name. The caller holds the names lock
  * for writing across the rename and this update.
+ *
+ * Only the fids that move are locked, and not under the list lock: a fid's
+ * lock may be held for the whole of a long directory read, and a rename
+ * elsewhere must not wait for it (every walk waits for the rename). Paths
+ * are compared without the fid's lock: they change only under the names
+ * lock (renames) or before a fid is published, and a fresh fid's path
+ * is set while a walk holds the names lock for reading.
  */
 void srv_fid_rename_paths(const char *from, const char *to)
 {
-	size_t fl = strlen(from), tl = strlen(to);
+	size_t fl = strlen(from), tl = strlen(to), n = 0, cap = 0;
+	struct srv_fid **moved = NULL, **grown;
 
 	pthread_mutex_lock(&all_lock);
 	for (struct srv_fid *f = all_fids.anext; f != &all_fids; f = f->anext) {
-		char *np;
+		if (!at_or_beneath(__atomic_load_n(&f->path, __ATOMIC_ACQUIRE), from, fl))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(moved, cap * sizeof(*moved));
+			if (!grown)
+				break;	/* out of memory: those left keep their old name */
+			moved = grown;
+		}
+		if (fid_tryget(f))
+			moved[n++] = f;
+	}
+	pthread_mutex_unlock(&all_lock);
+
+	for (size_t i = 0; i < n; i++) {
+		struct srv_fid *f = moved[i];
+		char *np = NULL, *old = NULL;
 		size_t pl;
 
 		pthread_mutex_lock(&f->lock);
-		pl = f->path ? strlen(f->path) : 0;
-		if (!f->path || pl < fl || memcmp(f->path, from, fl) != 0 ||
-		    (pl > fl && f->path[fl] != '/')) {
-			pthread_mutex_unlock(&f->lock);
-			continue;
-		}
-		np = malloc(tl + (pl - fl) + 1);
-		if (np) {
-			memcpy(np, to, tl);
-			memcpy(np + tl, f->path + fl, pl - fl + 1);
-			free(f->path);
-			f->path = np;
+		if (at_or_beneath(f->path, from, fl)) {
+			pl = strlen(f->path);
+			np = malloc(tl + (pl - fl) + 1);
+			if (np) {
+				memcpy(np, to, tl);
+				memcpy(np + tl, f->path + fl, pl - fl + 1);
+				old = f->path;
+				__atomic_store_n(&f->path, np, __ATOMIC_RELEASE);
+			}
 		}
 		pthread_mutex_unlock(&f->lock);
+		free(old);
+		srv_fid_put(f);
 	}
-	pthread_mutex_unlock(&all_lock);
+	free(moved);
 }

@@ -1,114 +1,442 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * passwd.c - user and group lookups straight from /etc/passwd and
- * /etc/group.
+ * passwd.c - user and group lookups from /etc/passwd and /etc/group.
  *
  * v9fsd is also linked statically for the test guests, where glibc's NSS
  * cannot load its modules; reading the files ourselves behaves the same in
  * both builds. (Directory services such as LDAP are not consulted.)
+ *
+ * A 9P2000 directory read names the owner and group of every entry, so
+ * lookups must cost next to nothing, found or not: both files are read
+ * into sorted tables, and read again only when one of them changes (its
+ * inode, size, mtime or ctime): checked at each attach, and at most once
+ * a second for the names of a listing. Lookups
+ * share the tables under a read lock; a reload builds new tables without
+ * any lock and swaps them in.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
+#include <pthread.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/stat.h>
 
 #include "passwd.h"
 
 static const char *passwd_file = "/etc/passwd";
 static const char *group_file = "/etc/group";
 
-/* Find a passwd entry by name (name non-NULL) or by uid. */
-static int pw_find(const char *name, uid_t uid, struct srv_pwent *out)
+struct pw_rec {
+	uid_t uid;
+	gid_t gid;
+	char *name;
+	size_t order;		/* line: the first of duplicates wins */
+};
+
+struct gr_rec {
+	gid_t gid;
+	char *name;
+	char **mem;		/* NULL-terminated */
+	size_t order;
+};
+
+struct userdb {
+	struct pw_rec *pw;		/* by uid */
+	struct pw_rec **pw_name;	/* by name */
+	size_t npw;
+	struct gr_rec *gr;		/* by gid */
+	struct gr_rec **gr_name;	/* by name */
+	size_t ngr;
+	struct stat pst, gst;		/* the files as read (st_ino 0: missing) */
+};
+
+static pthread_rwlock_t db_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t reload_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct userdb *db;
+static time_t db_checked;	/* CLOCK_MONOTONIC seconds of the last check */
+
+static void db_free(struct userdb *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->npw; i++)
+		free(d->pw[i].name);
+	for (size_t i = 0; i < d->ngr; i++) {
+		free(d->gr[i].name);
+		for (char **m = d->gr[i].mem; m && *m; m++)
+			free(*m);
+		free(d->gr[i].mem);
+	}
+	free(d->pw);
+	free(d->pw_name);
+	free(d->gr);
+	free(d->gr_name);
+	free(d);
+}
+
+static int cmp_pw_uid(const void *a, const void *b)
+{
+	const struct pw_rec *x = a, *y = b;
+
+	if (x->uid != y->uid)
+		return x->uid < y->uid ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_pw_name(const void *a, const void *b)
+{
+	const struct pw_rec *x = *(struct pw_rec *const *)a, *y = *(struct pw_rec *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_gr_gid(const void *a, const void *b)
+{
+	const struct gr_rec *x = a, *y = b;
+
+	if (x->gid != y->gid)
+		return x->gid < y->gid ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_gr_name(const void *a, const void *b)
+{
+	const struct gr_rec *x = *(struct gr_rec *const *)a, *y = *(struct gr_rec *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Append to a growing array; false when out of memory. */
+static bool grow(void **arr, size_t n, size_t *cap, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return true;
+	*cap = *cap ? 2 * *cap : 64;
+	p = realloc(*arr, *cap * size);
+	if (!p)
+		return false;
+	*arr = p;
+	return true;
+}
+
+static int load_passwd(struct userdb *d, FILE *fp)
 {
 	struct passwd pw, *res;
-	char buf[2048];
-	FILE *fp = fopen(passwd_file, "re");
-	int ret = -ENOENT;
+	char buf[4096];
+	size_t cap = 0;
 
-	if (!fp)
-		return -ENOENT;
 	while (fgetpwent_r(fp, &pw, buf, sizeof(buf), &res) == 0) {
-		if (name ? strcmp(pw.pw_name, name) != 0 : pw.pw_uid != uid)
-			continue;
-		out->uid = pw.pw_uid;
-		out->gid = pw.pw_gid;
-		snprintf(out->name, sizeof(out->name), "%s", pw.pw_name);
-		ret = 0;
-		break;
+		struct pw_rec *r;
+
+		if (!grow((void **)&d->pw, d->npw, &cap, sizeof(*d->pw)))
+			return -ENOMEM;
+		r = &d->pw[d->npw];
+		r->name = strdup(pw.pw_name);
+		if (!r->name)
+			return -ENOMEM;
+		r->uid = pw.pw_uid;
+		r->gid = pw.pw_gid;
+		r->order = d->npw++;
 	}
+	return 0;
+}
+
+static int load_group(struct userdb *d, FILE *fp)
+{
+	struct group gr, *res;
+	char buf[16384];
+	size_t cap = 0;
+
+	while (fgetgrent_r(fp, &gr, buf, sizeof(buf), &res) == 0) {
+		struct gr_rec *r;
+		size_t nm = 0;
+
+		if (!grow((void **)&d->gr, d->ngr, &cap, sizeof(*d->gr)))
+			return -ENOMEM;
+		r = &d->gr[d->ngr];
+		memset(r, 0, sizeof(*r));
+		r->gid = gr.gr_gid;
+		r->order = d->ngr++;
+		r->name = strdup(gr.gr_name);
+		while (gr.gr_mem && gr.gr_mem[nm])
+			nm++;
+		r->mem = calloc(nm + 1, sizeof(*r->mem));
+		if (!r->name || !r->mem)
+			return -ENOMEM;
+		for (size_t i = 0; i < nm; i++) {
+			r->mem[i] = strdup(gr.gr_mem[i]);
+			if (!r->mem[i])
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Read one file into d; a missing file is an empty table. */
+static int load_file(struct userdb *d, const char *file, struct stat *st,
+		     int (*load)(struct userdb *, FILE *))
+{
+	FILE *fp = fopen(file, "re");
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if (!fp)
+		return 0;
+	if (fstat(fileno(fp), st) < 0)
+		memset(st, 0, sizeof(*st));
+	err = load(d, fp);
 	fclose(fp);
-	return ret;
+	return err;
+}
+
+static struct userdb *db_build(void)
+{
+	struct userdb *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	if (load_file(d, passwd_file, &d->pst, load_passwd) < 0 ||
+	    load_file(d, group_file, &d->gst, load_group) < 0)
+		goto fail;
+	d->pw_name = malloc((d->npw + 1) * sizeof(*d->pw_name));
+	d->gr_name = malloc((d->ngr + 1) * sizeof(*d->gr_name));
+	if (!d->pw_name || !d->gr_name)
+		goto fail;
+	if (d->npw)
+		qsort(d->pw, d->npw, sizeof(*d->pw), cmp_pw_uid);
+	if (d->ngr)
+		qsort(d->gr, d->ngr, sizeof(*d->gr), cmp_gr_gid);
+	for (size_t i = 0; i < d->npw; i++)
+		d->pw_name[i] = &d->pw[i];
+	for (size_t i = 0; i < d->ngr; i++)
+		d->gr_name[i] = &d->gr[i];
+	if (d->npw)
+		qsort(d->pw_name, d->npw, sizeof(*d->pw_name), cmp_pw_name);
+	if (d->ngr)
+		qsort(d->gr_name, d->ngr, sizeof(*d->gr_name), cmp_gr_name);
+	return d;
+fail:
+	db_free(d);
+	return NULL;
+}
+
+static bool same_file(const char *file, const struct stat *was)
+{
+	struct stat st;
+
+	if (stat(file, &st) < 0)
+		return was->st_ino == 0;
+	return st.st_ino == was->st_ino && st.st_dev == was->st_dev &&
+	       st.st_size == was->st_size &&
+	       st.st_mtim.tv_sec == was->st_mtim.tv_sec &&
+	       st.st_mtim.tv_nsec == was->st_mtim.tv_nsec &&
+	       st.st_ctim.tv_sec == was->st_ctim.tv_sec &&
+	       st.st_ctim.tv_nsec == was->st_ctim.tv_nsec;
+}
+
+/*
+ * Make db current and take the read lock (db may still be NULL when the
+ * files could not be read for want of memory). exact (who is attaching,
+ * a name a client sets): the files are checked now, so a user added a
+ * moment ago is known. Otherwise (the names in directory listings) one
+ * caller a second looks whether they changed while the others go on with
+ * the tables they have.
+ */
+static void db_rdlock(bool exact)
+{
+	struct timespec now;
+	struct userdb *d, *old = NULL;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (!exact && __atomic_load_n(&db, __ATOMIC_ACQUIRE)) {
+		if (now.tv_sec == __atomic_load_n(&db_checked, __ATOMIC_RELAXED))
+			goto out;
+		if (pthread_mutex_trylock(&reload_lock) != 0)
+			goto out;	/* another thread looks */
+	} else {
+		pthread_mutex_lock(&reload_lock);
+	}
+	if (!exact && db && now.tv_sec == db_checked)
+		goto unlock;
+	__atomic_store_n(&db_checked, now.tv_sec, __ATOMIC_RELAXED);
+	if (db && same_file(passwd_file, &db->pst) && same_file(group_file, &db->gst))
+		goto unlock;
+	d = db_build();
+	if (d) {
+		pthread_rwlock_wrlock(&db_lock);
+		old = db;
+		__atomic_store_n(&db, d, __ATOMIC_RELEASE);
+		pthread_rwlock_unlock(&db_lock);
+	}
+unlock:
+	pthread_mutex_unlock(&reload_lock);
+	db_free(old);
+out:
+	pthread_rwlock_rdlock(&db_lock);
+}
+
+static void db_unlock(void)
+{
+	pthread_rwlock_unlock(&db_lock);
+}
+
+static const struct pw_rec *pw_by_uid(const struct userdb *d, uid_t uid)
+{
+	size_t lo = 0, hi = d ? d->npw : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->pw[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return d && lo < d->npw && d->pw[lo].uid == uid ? &d->pw[lo] : NULL;
+}
+
+static const struct pw_rec *pw_by_name(const struct userdb *d, const char *name)
+{
+	size_t lo = 0, hi = d ? d->npw : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(d->pw_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return d && lo < d->npw && !strcmp(d->pw_name[lo]->name, name) ? d->pw_name[lo] : NULL;
+}
+
+static const struct gr_rec *gr_by_gid(const struct userdb *d, gid_t gid)
+{
+	size_t lo = 0, hi = d ? d->ngr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->gr[mid].gid < gid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return d && lo < d->ngr && d->gr[lo].gid == gid ? &d->gr[lo] : NULL;
+}
+
+static const struct gr_rec *gr_by_name(const struct userdb *d, const char *name)
+{
+	size_t lo = 0, hi = d ? d->ngr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(d->gr_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return d && lo < d->ngr && !strcmp(d->gr_name[lo]->name, name) ? d->gr_name[lo] : NULL;
+}
+
+static int pw_out(const struct pw_rec *r, struct srv_pwent *out)
+{
+	if (!r)
+		return -ENOENT;
+	out->uid = r->uid;
+	out->gid = r->gid;
+	snprintf(out->name, sizeof(out->name), "%s", r->name);
+	return 0;
 }
 
 int srv_pw_by_name(const char *name, struct srv_pwent *out)
 {
-	return pw_find(name, 0, out);
+	int ret;
+
+	db_rdlock(true);
+	ret = pw_out(pw_by_name(db, name), out);
+	db_unlock();
+	return ret;
 }
 
 int srv_pw_by_uid(uid_t uid, struct srv_pwent *out)
 {
-	return pw_find(NULL, uid, out);
-}
+	int ret;
 
-static int gr_find(const char *name, gid_t gid, gid_t *gid_out, char *name_out,
-		   size_t len)
-{
-	struct group gr, *res;
-	char buf[4096];
-	FILE *fp = fopen(group_file, "re");
-	int ret = -ENOENT;
-
-	if (!fp)
-		return -ENOENT;
-	while (fgetgrent_r(fp, &gr, buf, sizeof(buf), &res) == 0) {
-		if (name ? strcmp(gr.gr_name, name) != 0 : gr.gr_gid != gid)
-			continue;
-		if (gid_out)
-			*gid_out = gr.gr_gid;
-		if (name_out)
-			snprintf(name_out, len, "%s", gr.gr_name);
-		ret = 0;
-		break;
-	}
-	fclose(fp);
+	db_rdlock(true);
+	ret = pw_out(pw_by_uid(db, uid), out);
+	db_unlock();
 	return ret;
 }
 
 int srv_gr_by_name(const char *name, gid_t *gid)
 {
-	return gr_find(name, 0, gid, NULL, 0);
+	const struct gr_rec *r;
+
+	db_rdlock(true);
+	r = gr_by_name(db, name);
+	if (r)
+		*gid = r->gid;
+	db_unlock();
+	return r ? 0 : -ENOENT;
 }
 
-int srv_gr_by_gid(gid_t gid, char *name, size_t len)
+/* The names of a listing: tables at most a second old. */
+int srv_pw_name(uid_t uid, char *name, size_t len)
 {
-	return gr_find(NULL, gid, NULL, name, len);
+	const struct pw_rec *r;
+
+	db_rdlock(false);
+	r = pw_by_uid(db, uid);
+	if (r)
+		snprintf(name, len, "%s", r->name);
+	db_unlock();
+	return r ? 0 : -ENOENT;
+}
+
+int srv_gr_name(gid_t gid, char *name, size_t len)
+{
+	const struct gr_rec *r;
+
+	db_rdlock(false);
+	r = gr_by_gid(db, gid);
+	if (r)
+		snprintf(name, len, "%s", r->name);
+	db_unlock();
+	return r ? 0 : -ENOENT;
 }
 
 /* The primary group and every group listing user as a member. */
 int srv_groups_of(const char *user, gid_t primary, gid_t *groups, int max)
 {
-	struct group gr, *res;
-	char buf[4096];
-	FILE *fp;
 	int n = 0;
 
 	if (max > 0)
 		groups[n++] = primary;
-	fp = fopen(group_file, "re");
-	if (!fp)
-		return n;
-	while (n < max && fgetgrent_r(fp, &gr, buf, sizeof(buf), &res) == 0) {
-		if (gr.gr_gid == primary)
-			continue;
-		for (char **m = gr.gr_mem; m && *m; m++) {
+	db_rdlock(true);
+	for (size_t i = 0; db && i < db->ngr && n < max; i++) {
+		const struct gr_rec *g = &db->gr[i];
+		bool have = false;
+
+		for (int k = 0; k < n && !have; k++)
+			have = groups[k] == g->gid;
+		for (char **m = g->mem; !have && *m; m++) {
 			if (!strcmp(*m, user)) {
-				groups[n++] = gr.gr_gid;
+				groups[n++] = g->gid;
 				break;
 			}
 		}
 	}
-	fclose(fp);
+	db_unlock();
 	return n;
 }

@@ -334,65 +334,26 @@ int srv_user_become_root(void)
 	return srv_user_become(&root);
 }
 
-/* A small cache: 9P2000 stat carries names, one lookup per directory entry. */
-#define NAME_CACHE 64
-struct name_ent {
-	bool used;
-	bool group;
-	unsigned int id;
-	char name[32];
-};
-static struct name_ent name_cache[NAME_CACHE];
-static unsigned int name_next;
-
-static int cached_name(bool group, unsigned int id, char *buf, size_t len)
+/*
+ * The names a 9P2000(.u) stat carries, one per directory entry: the tables
+ * of passwd.c answer found and missing ids alike without reading a file;
+ * an id with no name is given as its number.
+ */
+static int id_name(bool group, unsigned int id, char *buf, size_t len)
 {
-	struct srv_pwent pw;
-	bool found;
-	int ret = 0;
-
-	pthread_mutex_lock(&user_lock);
-	for (int i = 0; i < NAME_CACHE; i++) {
-		if (name_cache[i].used && name_cache[i].group == group &&
-		    name_cache[i].id == id) {
-			snprintf(buf, len, "%s", name_cache[i].name);
-			pthread_mutex_unlock(&user_lock);
-			return 0;
-		}
-	}
-	pthread_mutex_unlock(&user_lock);
-
-	if (group) {
-		found = srv_gr_by_gid((gid_t)id, buf, len) == 0;
-	} else {
-		found = srv_pw_by_uid((uid_t)id, &pw) == 0;
-		if (found)
-			snprintf(buf, len, "%s", pw.name);
-	}
-	if (!found)
+	if ((group ? srv_gr_name((gid_t)id, buf, len) : srv_pw_name((uid_t)id, buf, len)) < 0)
 		snprintf(buf, len, "%u", id);
-
-	pthread_mutex_lock(&user_lock);
-	{
-		struct name_ent *e = &name_cache[name_next++ % NAME_CACHE];
-
-		e->used = true;
-		e->group = group;
-		e->id = id;
-		snprintf(e->name, sizeof(e->name), "%s", buf);
-	}
-	pthread_mutex_unlock(&user_lock);
-	return ret;
+	return 0;
 }
 
 int srv_user_name(uid_t uid, char *buf, size_t len)
 {
-	return cached_name(false, (unsigned int)uid, buf, len);
+	return id_name(false, (unsigned int)uid, buf, len);
 }
 
 int srv_group_name(gid_t gid, char *buf, size_t len)
 {
-	return cached_name(true, (unsigned int)gid, buf, len);
+	return id_name(true, (unsigned int)gid, buf, len);
 }
 
 /* -u USER: a name or a number; sets map_uid/map_gid. */
