@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "srv.h"
@@ -30,8 +31,8 @@ static void usage(FILE *fp)
 		"             [-c MAXCONNS] [-t THREADS] [-o OPT[,OPT]...] [-f] [-d] [-S FILE]\n"
 		"  -e DIR     export DIR\n"
 		"  -l ADDR    listen on ADDR: tcp:HOST:PORT, tcp:[V6]:PORT, tcp!HOST!PORT,\n"
-		"             unix:PATH, unix!PATH (repeatable; default tcp:127.0.0.1:564\n"
-		"             and tcp:[::1]:564, loopback only)\n"
+		"             unix:PATH, unix!PATH, unix:@NAME (repeatable; default\n"
+		"             tcp:127.0.0.1:564 and tcp:[::1]:564, loopback only)\n"
 		"  -s         serve one connection on stdin/stdout, then exit\n"
 		"  -r         read-only export\n"
 		"  -m MSIZE   largest msize accepted (default %u)\n"
@@ -42,10 +43,13 @@ static void usage(FILE *fp)
 		"  -o OPT     no_root_squash, allow=ADDR[/PREFIX], max_fids=N,\n"
 		"             max_total_fids=N, fd_reserve=N, max_reqs=N, max_total_reqs=N,\n"
 		"             max_threads=N, msg_timeout=S, stall_timeout=S, idle_timeout=S,\n"
-		"             serial, max_version=9P2000|9P2000.u|9P2000.L\n"
+		"             serial, max_version=9P2000|9P2000.u|9P2000.L,\n"
+		"             unix_group=GROUP (unix sockets 0660, else 0600),\n"
+		"             unix_map=PEERUID:UID (a unix peer may attach as UID too)\n"
 		"  -f         stay in the foreground\n"
 		"  -d         trace messages to stderr (implies -f)\n"
-		"  -S FILE    write per-message-type counters to FILE at exit and on SIGUSR1\n",
+		"  -S FILE    write per-message-type counters to FILE at exit and on SIGUSR1\n"
+		"             (FILE outside the export)\n",
 		SRV_DEFAULT_MSIZE);
 }
 
@@ -182,6 +186,23 @@ static int drop_privileges(void)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * -s trusts whoever started it on its descriptors, with one exception: a
+ * TCP connection handed over by a super-server (inetd) is a network client
+ * and is root-squashed as on a listening socket. A unix socket's peer is
+ * checked at attach (srv_user_peer_check()); pipes are the parent's own.
+ */
+static bool stdin_is_tcp(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (srv_cfg.no_root_squash ||
+	    getsockname(STDIN_FILENO, (struct sockaddr *)&ss, &sl) < 0)
+		return false;
+	return ss.ss_family == AF_INET || ss.ss_family == AF_INET6;
 }
 
 int main(int argc, char **argv)
@@ -357,7 +378,7 @@ int main(int argc, char **argv)
 	}
 
 	if (single) {
-		srv_conn_serve(STDIN_FILENO, STDOUT_FILENO, "stdio", false);
+		srv_conn_serve(STDIN_FILENO, STDOUT_FILENO, "stdio", stdin_is_tcp());
 		/*
 		 * This thread has served requests as the clients' users (and
 		 * with their umask of 0): the signal thread, which never
