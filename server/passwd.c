@@ -128,40 +128,77 @@ static bool grow(void **arr, size_t n, size_t *cap, size_t size)
 	return true;
 }
 
+/*
+ * The line buffer for fget*ent_r: on ERANGE (a line longer than it, a
+ * group of many members) the stream is back at the line's start and the
+ * buffer doubles, up to 1 MiB; so no entry after a long line is lost.
+ */
+static bool bigger(char **buf, size_t *len)
+{
+	char *n;
+
+	if (*len >= (1u << 20))
+		return false;
+	n = realloc(*buf, *len * 2);
+	if (!n)
+		return false;
+	*buf = n;
+	*len *= 2;
+	return true;
+}
+
 static int load_passwd(struct userdb *d, FILE *fp)
 {
 	struct passwd pw, *res;
-	char buf[4096];
-	size_t cap = 0;
+	size_t cap = 0, len = 4096;
+	char *buf = malloc(len);
+	int err = 0, e;
 
-	while (fgetpwent_r(fp, &pw, buf, sizeof(buf), &res) == 0) {
+	while (buf && ((e = fgetpwent_r(fp, &pw, buf, len, &res)) == 0 ||
+		       (e == ERANGE && bigger(&buf, &len)))) {
 		struct pw_rec *r;
 
-		if (!grow((void **)&d->pw, d->npw, &cap, sizeof(*d->pw)))
-			return -ENOMEM;
+		if (e)
+			continue;
+
+		if (!grow((void **)&d->pw, d->npw, &cap, sizeof(*d->pw))) {
+			err = -ENOMEM;
+			break;
+		}
 		r = &d->pw[d->npw];
 		r->name = strdup(pw.pw_name);
-		if (!r->name)
-			return -ENOMEM;
+		if (!r->name) {
+			err = -ENOMEM;
+			break;
+		}
 		r->uid = pw.pw_uid;
 		r->gid = pw.pw_gid;
 		r->order = d->npw++;
 	}
-	return 0;
+	if (!buf)
+		return -ENOMEM;
+	free(buf);
+	return err;
 }
 
 static int load_group(struct userdb *d, FILE *fp)
 {
 	struct group gr, *res;
-	char buf[16384];
-	size_t cap = 0;
+	size_t cap = 0, len = 4096;
+	char *buf = malloc(len);
+	int err = 0, e;
 
-	while (fgetgrent_r(fp, &gr, buf, sizeof(buf), &res) == 0) {
+	while (buf && !err && ((e = fgetgrent_r(fp, &gr, buf, len, &res)) == 0 ||
+			       (e == ERANGE && bigger(&buf, &len)))) {
 		struct gr_rec *r;
 		size_t nm = 0;
 
-		if (!grow((void **)&d->gr, d->ngr, &cap, sizeof(*d->gr)))
-			return -ENOMEM;
+		if (e)
+			continue;
+		if (!grow((void **)&d->gr, d->ngr, &cap, sizeof(*d->gr))) {
+			err = -ENOMEM;
+			break;
+		}
 		r = &d->gr[d->ngr];
 		memset(r, 0, sizeof(*r));
 		r->gid = gr.gr_gid;
@@ -170,15 +207,20 @@ static int load_group(struct userdb *d, FILE *fp)
 		while (gr.gr_mem && gr.gr_mem[nm])
 			nm++;
 		r->mem = calloc(nm + 1, sizeof(*r->mem));
-		if (!r->name || !r->mem)
-			return -ENOMEM;
-		for (size_t i = 0; i < nm; i++) {
+		if (!r->name || !r->mem) {
+			err = -ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < nm && !err; i++) {
 			r->mem[i] = strdup(gr.gr_mem[i]);
 			if (!r->mem[i])
-				return -ENOMEM;
+				err = -ENOMEM;
 		}
 	}
-	return 0;
+	if (!buf)
+		return -ENOMEM;
+	free(buf);
+	return err;
 }
 
 /* Read one file into d; a missing file is an empty table. */

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <grp.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -24,6 +25,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "server_client.h"
@@ -65,12 +67,34 @@ struct try {
 	uint32_t mode;
 };
 
+/* tc_dial(), and unix:@NAME for an abstract socket. */
+static int dial(const char *addr)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	size_t n;
+	int fd;
+
+	if (strncmp(addr, "unix:@", 6))
+		return tc_dial(addr);
+	n = strlen(addr + 6);
+	if (n >= sizeof(sun.sun_path) - 1)
+		return -1;
+	memcpy(sun.sun_path + 1, addr + 6, n);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sun,
+			       (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* Connect, attach as t->uname/n_uname, create t->create with t->mode. */
 static int try_attach(void *arg)
 {
 	const struct try *t = arg;
 	struct tc c;
-	int fd = tc_dial(t->addr), ret = R_DONE;
+	int fd = dial(t->addr), ret = R_DONE;
 
 	if (fd < 0)
 		return R_NOCONNECT;
@@ -243,6 +267,37 @@ static void test_peer_check(void)
 
 		r = as_user(65533, 65534, try_attach, &t);
 		tap_ok(r == R_DONE, "peer 65533 still attaches as itself (child: %d)", r);
+	}
+	tc_daemon_stop(&d);
+}
+
+/* An abstract socket has no file: the peer check alone guards it. */
+static void test_abstract_socket(void)
+{
+	const char *args[] = { "-e", dir, "-l", NULL, NULL };
+	struct tc_daemon d;
+	char sock[64];
+	int r;
+
+	snprintf(sock, sizeof(sock), "unix:@v9fsd-privilege-%d", (int)getpid());
+	args[3] = sock;
+	if (tc_daemon_start(&d, args, 1) != 1 || strcmp(d.addrs[0], sock)) {
+		tap_ok(0, "v9fsd listens on %s", sock);
+		tc_daemon_stop(&d);
+		return;
+	}
+	{
+		struct try t = { d.addrs[0], "9P2000.L", "root", 0, "suid-L", 04755 };
+
+		r = as_user(65534, 65534, try_attach, &t);
+		tap_ok(r == R_NOATTACH && !setuid_root_file(),
+		       "abstract socket: a nobody peer connects but cannot attach as root (child: %d)", r);
+	}
+	{
+		struct try t = { d.addrs[0], "9P2000.L", "", 65534, NULL, 0 };
+
+		r = as_user(65534, 65534, try_attach, &t);
+		tap_ok(r == R_DONE, "abstract socket: a nobody peer attaches as itself (child: %d)", r);
 	}
 	tc_daemon_stop(&d);
 }
@@ -700,6 +755,7 @@ int main(void)
 
 	test_socket_mode();
 	test_peer_check();
+	test_abstract_socket();
 	test_many_peers();
 	test_stdin_tcp_squashed();
 	test_unknown_uid_groups();
