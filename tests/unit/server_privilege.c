@@ -303,6 +303,63 @@ static void test_abstract_socket(void)
 }
 
 /*
+ * A socket passed by a service manager keeps the mode the manager gave
+ * its file (here 0666, systemd's default): its peers are checked as
+ * those of -l's sockets.
+ */
+static void test_passed_socket(void)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char addr[4200], line[256] = "";
+	int lfd, pfd[2], status, r = -1;
+	FILE *fp;
+	pid_t pid;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tc_path(sdir, "passed.sock"));
+	snprintf(addr, sizeof(addr), "unix:%s", sun.sun_path);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    chmod(sun.sun_path, 0666) < 0 || listen(lfd, 8) < 0 || pipe(pfd) < 0) {
+		tap_ok(0, "a listening unix socket to pass");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		char me[32];
+
+		dup2(pfd[1], 2);
+		dup2(lfd, 3);
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		setenv("LISTEN_PID", me, 1);
+		setenv("LISTEN_FDS", "1", 1);
+		execl(V9FSD_BIN, "v9fsd", "-f", "-e", dir, (char *)NULL);
+		_exit(127);
+	}
+	close(lfd);
+	close(pfd[1]);
+	fp = fdopen(pfd[0], "r");
+	if (fp && fgets(line, sizeof(line), fp) && strstr(line, "listening on")) {
+		struct try t = { addr, "9P2000.L", "root", 0, "suid-L", 04755 };
+
+		r = as_user(65534, 65534, try_attach, &t);
+		tap_ok(r == R_NOATTACH && !setuid_root_file(),
+		       "passed unix socket (mode 0666): a nobody peer cannot attach as root (child: %d)", r);
+		t.uname = "";
+		t.n_uname = 65534;
+		t.create = NULL;
+		r = as_user(65534, 65534, try_attach, &t);
+		tap_ok(r == R_DONE, "passed unix socket: a nobody peer attaches as itself (child: %d)", r);
+	} else {
+		tap_ok(0, "v9fsd serves a passed unix socket (%s)", line);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	if (fp)
+		fclose(fp);
+	unlink(sun.sun_path);
+}
+
+/*
  * Many peers at once, each a process of its own uid with threads: every
  * one is allowed itself and refused its neighbour, and its files are its own.
  */
@@ -756,6 +813,7 @@ int main(void)
 	test_socket_mode();
 	test_peer_check();
 	test_abstract_socket();
+	test_passed_socket();
 	test_many_peers();
 	test_stdin_tcp_squashed();
 	test_unknown_uid_groups();
