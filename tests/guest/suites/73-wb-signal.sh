@@ -64,45 +64,46 @@ started() { poll_until 300 0.1 "grep -q '^opened\\|err' $1"; }
 # kill_case LABEL FS DIALECT TRANS CACHE ASSERT: the kill case on a fresh
 # mount; ASSERT empty prints the outcome as a reference note
 kill_case() {
-	_l=$1 _c=$5 _a=$6
-	if ! mount_9p $2 $4 $3 $P $M cache=$_c > $T/mount.txt 2>&1; then
-		_res "$_l: mount cache=$_c: $(tail -n 1 $T/mount.txt)" 0
+	kc_l=$1 kc_c=$5 kc_a=$6
+	if ! mount_9p $2 $4 $3 $P $M cache=$kc_c > $T/mount.txt 2>&1; then
+		_res "$kc_l: mount cache=$kc_c: $(tail -n 1 $T/mount.txt)" "" "$kc_a"
 		return
 	fi
 	rm -f "$EXP/f"
-	_mode=write _poke=fstat
-	[ $_c = mmap ] && _mode=mmap _poke=fsync
-	$HOLD $_mode $T/src $M/f > $T/a.out 2>&1 &
-	_pa=$!
+	kc_mode=write kc_poke=fstat
+	[ $kc_c = mmap ] && kc_mode=mmap kc_poke=fsync
+	$HOLD $kc_mode $T/src $M/f > $T/a.out 2>&1 &
+	kc_pa=$!
 	started $T/a.out
-	$HOLD $_poke $M/f > $T/b.out 2>&1 &
-	_pb=$!
+	$HOLD $kc_poke $M/f > $T/b.out 2>&1 &
+	kc_pb=$!
 	started $T/b.out
 	# cache=loose sends runs behind the writer: stop before it writes;
 	# a mapping's stores fault pages in from the server: stop after
-	[ $_c = loose ] && srv_stop
-	kill -USR1 $_pa
+	[ $kc_c = loose ] && srv_stop
+	kill -USR1 $kc_pa
 	poll_until 1200 0.1 "grep -q '^written\\|err' $T/a.out"
-	[ $_c = mmap ] && srv_stop
-	kill -USR1 $_pb
-	poll_until 100 0.1 "in_kernel $_pb"
+	[ $kc_c = mmap ] && srv_stop
+	kill -USR1 $kc_pb
+	poll_until 100 0.1 "in_kernel $kc_pb || ! [ -e /proc/$kc_pb/stat ]"
+	in_kernel $kc_pb || diag "$kc_l: B was not seen waiting: $(cat $T/b.out | tr '\n' ' ')"
 	sleep 0.5
-	kill -KILL $_pb
-	poll_until 100 0.1 "! kill -0 $_pb 2> /dev/null || ! [ -d /proc/$_pb ] || grep -q '^State:.*Z' /proc/$_pb/status"
-	_gone=1
-	kill -0 $_pb 2> /dev/null && ! grep -q '^State:.*Z' /proc/$_pb/status && _gone=
+	kill -KILL $kc_pb
+	poll_until 100 0.1 "! kill -0 $kc_pb 2> /dev/null || ! [ -d /proc/$kc_pb ] || grep -q '^State:.*Z' /proc/$kc_pb/status"
+	kc_gone=1
+	kill -0 $kc_pb 2> /dev/null && ! grep -q '^State:.*Z' /proc/$kc_pb/status && kc_gone=
 	kill -CONT $V9FSD_PID
-	wait $_pb 2> /dev/null
-	_res "$_l: B, killed in the write-back it started, ends while the server is stopped" "$_gone" "$_a"
-	kill -USR1 $_pa
+	wait $kc_pb 2> /dev/null
+	_res "$kc_l: B, killed in the write-back it started, ends while the server is stopped" "$kc_gone" "$kc_a"
+	kill -USR1 $kc_pa
 	poll_until 1200 0.1 "grep -q '^close' $T/a.out"
-	wait $_pa
-	_r=$(grep '^fsync\|^close' $T/a.out | tr '\n' ' ')
-	_res "$_l: ... then A's fsync and close succeed ($_r)" \
-		"$([ "$_r" = "fsync ok 0 close ok 0 " ] && echo 1)" "$_a"
-	_res "$_l: ... and the export's file has every byte A wrote" \
-		"$(cmp -s $T/src "$EXP/f" && echo 1)" "$_a"
-	[ -n "$_a" ] || cat $T/a.out $T/b.out | sed 's/^/#   /'
+	wait $kc_pa
+	kc_r=$(grep '^fsync\|^close' $T/a.out | tr '\n' ' ')
+	_res "$kc_l: ... then A's fsync and close succeed ($kc_r)" \
+		"$([ "$kc_r" = "fsync ok 0 close ok 0 " ] && echo 1)" "$kc_a"
+	_res "$kc_l: ... and the export's file has every byte A wrote" \
+		"$(cmp -s $T/src "$EXP/f" && echo 1)" "$kc_a"
+	[ -n "$kc_a" ] || cat $T/a.out $T/b.out | sed 's/^/#   /'
 	rm -f $M/f
 	umount_9p $M
 }
@@ -123,45 +124,45 @@ _res() {
 # Tflushes that follow are answered within their own timeout (which the
 # server must read 4 MiB of Twrites before)
 soft_case() {
-	_l=$1 _c=$3
-	if ! mount_9p 9P tcp $2 $P $M cache=$_c,timeout=1 > $T/mount.txt 2>&1; then
-		not_ok "$_l: mount cache=$_c,timeout=1: $(tail -n 1 $T/mount.txt)"
+	sc_l=$1 sc_c=$3
+	if ! mount_9p 9P tcp $2 $P $M cache=$sc_c,timeout=1 > $T/mount.txt 2>&1; then
+		not_ok "$sc_l: mount cache=$sc_c,timeout=1: $(tail -n 1 $T/mount.txt)"
 		return
 	fi
 	rm -f "$EXP/f"
-	_mode=write
-	[ $_c = mmap ] && _mode=mmap
-	$HOLD $_mode $T/src4 $M/f > $T/a.out 2>&1 &
-	_pa=$!
+	sc_mode=write
+	[ $sc_c = mmap ] && sc_mode=mmap
+	$HOLD $sc_mode $T/src4 $M/f > $T/a.out 2>&1 &
+	sc_pa=$!
 	started $T/a.out
-	_pb=
-	if [ $_c = mmap ]; then
+	sc_pb=
+	if [ $sc_c = mmap ]; then
 		$HOLD fsync $M/f > $T/b.out 2>&1 &
-		_pb=$!
+		sc_pb=$!
 		started $T/b.out
-		kill -USR1 $_pa
+		kill -USR1 $sc_pa
 		poll_until 1200 0.1 "grep -q '^written\\|err' $T/a.out"
 		srv_stop
-		kill -USR1 $_pb
+		kill -USR1 $sc_pb
 	else
 		srv_stop
-		kill -USR1 $_pa
+		kill -USR1 $sc_pa
 		poll_until 1200 0.1 "grep -q '^written\\|err' $T/a.out"
 	fi
 	sleep 1.3
 	kill -CONT $V9FSD_PID
-	[ -n "$_pb" ] && wait $_pb
-	kill -USR1 $_pa
+	[ -n "$sc_pb" ] && wait $sc_pb
+	kill -USR1 $sc_pa
 	poll_until 1200 0.1 "grep -q '^close' $T/a.out"
-	wait $_pa
-	_r=$(grep '^fsync\|^close' $T/a.out | tr '\n' ' ')
-	check "$_l: server stopped past timeout=1 during write-back, then continued: A's fsync and close succeed ($_r)" \
-		test "$_r" = "fsync ok 0 close ok 0 "
+	wait $sc_pa
+	sc_r=$(grep '^fsync\|^close' $T/a.out | tr '\n' ' ')
+	check "$sc_l: server stopped past timeout=1 during write-back, then continued: A's fsync and close succeed ($sc_r)" \
+		test "$sc_r" = "fsync ok 0 close ok 0 "
 	if cmp -s $T/src4 "$EXP/f"; then
-		ok "$_l: ... and the export's file has every byte"
+		ok "$sc_l: ... and the export's file has every byte"
 	else
-		not_ok "$_l: ... and the export's file has every byte"
-		[ -n "$_pb" ] && sed 's/^/#   B: /' $T/b.out
+		not_ok "$sc_l: ... and the export's file has every byte"
+		[ -n "$sc_pb" ] && sed 's/^/#   B: /' $T/b.out
 	fi
 	rm -f $M/f
 	umount_9p $M
@@ -170,55 +171,55 @@ soft_case() {
 # dead_case LABEL DIALECT: v9fsd killed with dirty pages: fsync fails, the
 # umount ends; v9fsd is started again after
 dead_case() {
-	_l=$1
+	dc_l=$1
 	if ! mount_9p 9P tcp $2 $P $M cache=loose > $T/mount.txt 2>&1; then
-		not_ok "$_l: mount cache=loose: $(tail -n 1 $T/mount.txt)"
+		not_ok "$dc_l: mount cache=loose: $(tail -n 1 $T/mount.txt)"
 		return
 	fi
 	$HOLD write $T/src16 $M/f > $T/a.out 2>&1 &
-	_pa=$!
+	dc_pa=$!
 	started $T/a.out
 	srv_stop
-	kill -USR1 $_pa
+	kill -USR1 $dc_pa
 	poll_until 1200 0.1 "grep -q '^written\\|err' $T/a.out"
 	kill -KILL $V9FSD_PID
 	wait $V9FSD_PID 2> /dev/null
 	V9FSD_PID=
-	kill -USR1 $_pa
+	kill -USR1 $dc_pa
 	poll_until 600 0.1 "grep -q '^close' $T/a.out"
-	_r=$(grep '^fsync' $T/a.out)
-	check "$_l: server killed with 16 MiB dirty: fsync fails ($_r) and returns" \
+	dc_r=$(grep '^fsync' $T/a.out)
+	check "$dc_l: server killed with 16 MiB dirty: fsync fails ($dc_r) and returns" \
 		sh -c "grep -q '^fsync err' $T/a.out"
-	kill -KILL $_pa 2> /dev/null
-	wait $_pa
+	kill -KILL $dc_pa 2> /dev/null
+	wait $dc_pa
 	timeout 120 umount $M
-	check "$_l: ... the umount ends" sh -c "! grep -q ' $M ' /proc/mounts"
+	check "$dc_l: ... the umount ends" sh -c "! grep -q ' $M ' /proc/mounts"
 	grep -q " $M " /proc/mounts && umount -l $M
 	v9fsd_start "$EXP" $P || not_ok "v9fsd serves $EXP again"
 }
 
 # none_case LABEL FS DIALECT ASSERT: cache=none, read-only shared mappings
 none_case() {
-	_l=$1 _a=$4
+	nc_l=$1 nc_a=$4
 	if ! mount_9p $2 tcp $3 $P $M > $T/mount.txt 2>&1; then
-		_res "$_l: mount: $(tail -n 1 $T/mount.txt)" 0 "$_a"
+		_res "$nc_l: mount: $(tail -n 1 $T/mount.txt)" "" "$nc_a"
 		return
 	fi
-	_o=$(timeout 60 /v9fs/bin/map-ro $M/m 2>&1 | tr '\n' ' ')
-	_res "$_l: cache=none: mmap(PROT_READ, MAP_SHARED) of an O_RDWR descriptor ($_o)" \
-		"$(case "$_o" in "mmap ok "*) echo 1 ;; esac)" "$_a"
-	_res "$_l: ... sees a write(2) made after it" \
-		"$(case "$_o" in *"sees-write ok"*) echo 1 ;; esac)" "$_a"
-	_res "$_l: ... sees a truncate made after it" \
-		"$(case "$_o" in *"sees-truncate ok"*) echo 1 ;; esac)" "$_a"
-	_res "$_l: ... mprotect(PROT_WRITE) on it fails with EACCES" \
-		"$(case "$_o" in *"mprotect err 13"*) echo 1 ;; esac)" "$_a"
+	nc_o=$(timeout 60 /v9fs/bin/map-ro $M/m 2>&1 | tr '\n' ' ')
+	_res "$nc_l: cache=none: mmap(PROT_READ, MAP_SHARED) of an O_RDWR descriptor ($nc_o)" \
+		"$(case "$nc_o" in "mmap ok "*) echo 1 ;; esac)" "$nc_a"
+	_res "$nc_l: ... sees a write(2) made after it" \
+		"$(case "$nc_o" in *"sees-write ok"*) echo 1 ;; esac)" "$nc_a"
+	_res "$nc_l: ... sees a truncate made after it" \
+		"$(case "$nc_o" in *"sees-truncate ok"*) echo 1 ;; esac)" "$nc_a"
+	_res "$nc_l: ... mprotect(PROT_WRITE) on it fails with EACCES" \
+		"$(case "$nc_o" in *"mprotect err 13"*) echo 1 ;; esac)" "$nc_a"
 	rm -f $M/m
 	timeout 300 /v9fs/bin/fsx -q -r -N 3000 -S 73 $M/fsx > $T/fsx.txt 2>&1
-	_rc=$?
-	_res "$_l: cache=none: fsx -r (mapped reads through the O_RDWR descriptor), 3000 ops" \
-		"$([ $_rc -eq 0 ] && echo 1)" "$_a"
-	[ $_rc -eq 0 ] || tail -n 6 $T/fsx.txt | sed 's/^/#   /'
+	nc_rc=$?
+	_res "$nc_l: cache=none: fsx -r (mapped reads through the O_RDWR descriptor), 3000 ops" \
+		"$([ $nc_rc -eq 0 ] && echo 1)" "$nc_a"
+	[ $nc_rc -eq 0 ] || tail -n 6 $T/fsx.txt | sed 's/^/#   /'
 	rm -f $M/fsx
 	umount_9p $M
 }
