@@ -59,7 +59,7 @@ in_kernel() {
 }
 
 # started OUT: the program writing OUT printed "opened" (within 30 s)
-started() { poll_until 300 0.1 "grep -q '^opened\\|err' $1"; }
+started() { poll_until 300 0.1 "grep -q '^opened\\|err' $1 2> /dev/null"; }
 
 # kill_case LABEL FS DIALECT TRANS CACHE ASSERT: the kill case on a fresh
 # mount; ASSERT empty prints the outcome as a reference note
@@ -88,10 +88,10 @@ kill_case() {
 	poll_until 100 0.1 "in_kernel $kc_pb || ! [ -e /proc/$kc_pb/stat ]"
 	in_kernel $kc_pb || diag "$kc_l: B was not seen waiting: $(cat $T/b.out | tr '\n' ' ')"
 	sleep 0.5
-	kill -KILL $kc_pb
-	poll_until 100 0.1 "! kill -0 $kc_pb 2> /dev/null || ! [ -d /proc/$kc_pb ] || grep -q '^State:.*Z' /proc/$kc_pb/status"
+	kill -KILL $kc_pb 2> /dev/null
+	poll_until 100 0.1 "! kill -0 $kc_pb 2> /dev/null || grep -q '^State:.*Z' /proc/$kc_pb/status 2> /dev/null"
 	kc_gone=1
-	kill -0 $kc_pb 2> /dev/null && ! grep -q '^State:.*Z' /proc/$kc_pb/status && kc_gone=
+	kill -0 $kc_pb 2> /dev/null && ! grep -q '^State:.*Z' /proc/$kc_pb/status 2> /dev/null && kc_gone=
 	kill -CONT $V9FSD_PID
 	wait $kc_pb 2> /dev/null
 	_res "$kc_l: B, killed in the write-back it started, ends while the server is stopped" "$kc_gone" "$kc_a"
