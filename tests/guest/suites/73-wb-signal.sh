@@ -54,7 +54,7 @@ srv_stop() {
 
 # in_kernel PID: PID sleeps in the kernel (D, or S outside a plain pause)
 in_kernel() {
-	case $(cut -d')' -f2 < /proc/$1/stat 2> /dev/null) in " D"*) return 0 ;; esac
+	case $(cut -d')' -f2 2> /dev/null < /proc/$1/stat) in " D"*) return 0 ;; esac
 	return 1
 }
 
