@@ -11,8 +11,8 @@
 # lprobe       one stat/readlink/statfs/getdents/read-all call, prints the errno (tests/guest/lprobe.c)
 # cachebind    brings up a cachefiles cache and holds it, cachefilesd without culling (tests/guest/cachebind.c)
 # trunc-race   ftruncate(2) or open(O_TRUNC) beside a writing shared mapping: the server keeps the new size (tests/guest/trunc_race.c)
-# wb-hold      dirties a file's pages, or pokes their write-back, a step per SIGUSR1 (tests/guest/wb_hold.c)
 # map-ro       a read-only shared mapping of a file open for writing: made, coherent, never writable (tests/guest/map_ro.c)
+# wb-hold      dirties a file's pages, or pokes their write-back, a step per SIGUSR1 (tests/guest/wb_hold.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
