@@ -16,6 +16,7 @@
 #include <linux/refcount.h>
 #include <linux/uidgid.h>
 #include <linux/uio.h>
+#include <linux/workqueue.h>
 
 #include "v9p.h"
 
@@ -96,6 +97,14 @@ int ninep_client_clunks_wait(struct ninep_client *c);
 u32 ninep_client_msize(const struct ninep_client *c);		/* negotiated */
 enum v9p_dialect ninep_client_dialect(const struct ninep_client *c);
 bool ninep_client_dead(const struct ninep_client *c);
+/*
+ * Run @work in the client's own context: a kernel worker that no caller's
+ * signal reaches, so the requests it sends are waited for until answered,
+ * timed out (timeout=) or failed with the connection, never abandoned
+ * because the task that asked for them was killed. Module unload waits
+ * for all of it; work must not touch a client that may be gone by then.
+ */
+void ninep_client_queue_work(struct work_struct *work);
 
 struct ninep_fid *ninep_attach(struct ninep_client *c, struct ninep_fid *afid,
 			       const char *uname, u32 n_uname, const char *aname);
@@ -121,6 +130,13 @@ ssize_t ninep_read(struct ninep_fid *fid, u64 off, struct iov_iter *to,
 		   u64 known_len);
 ssize_t ninep_write(struct ninep_fid *fid, u64 off, struct iov_iter *from,
 		    u64 known_len);
+/*
+ * ninep_write() for write-back: a failed chunk ends the call with its
+ * error (-ETIMEDOUT, -EIO of a dead connection, the server's errno), never
+ * a short count; a short count is a short Rwrite.
+ */
+ssize_t ninep_write_whole(struct ninep_fid *fid, u64 off,
+			  struct iov_iter *from, u64 known_len);
 /* One kmalloc'd block: the stat with its strings after it. kfree() it. */
 struct v9p_stat *ninep_stat(struct ninep_fid *fid);
 int ninep_wstat(struct ninep_fid *fid, const struct v9p_stat *st);

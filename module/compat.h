@@ -9,6 +9,7 @@
 #define NINEP_COMPAT_H
 
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/stat.h>
 
 /*
@@ -79,6 +80,17 @@ static inline void ninep_inode_init_ts(struct inode *inode)
 
 	ninep_set_atime(inode, now);
 	ninep_set_mtime(inode, now);
+}
+
+/* vm_flags changes through helpers (6.3), which 6.12 requires. */
+static inline void ninep_vm_flags_clear(struct vm_area_struct *vma,
+					vm_flags_t flags)
+{
+#if NINEP_HAVE_VM_FLAGS_CLEAR
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
 }
 
 /* The common part of struct file_lock moved into file_lock_core (6.9). */

@@ -18,6 +18,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/pagevec.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/bvec.h>
@@ -104,8 +105,13 @@ unsigned int ninep_cache_open_flags(const struct inode *inode,
 	return f_flags;
 }
 
+static int ninep_wb_wait_killable(struct address_space *mapping, loff_t start,
+				  loff_t end);
+
 /*
- * Start write-back of the dirty pages of [@start, @end] and wait for it.
+ * Start write-back of the dirty pages of [@start, @end] and wait for it,
+ * killably (a killed caller returns -EINTR at once; what it started is
+ * still sent, see the write-back section below).
  * The error is that of this write-back; an error stays recorded in the
  * mapping for fsync and close to report as well.
  */
@@ -119,8 +125,10 @@ static int ninep_write_back_range(struct inode *inode, loff_t start,
 	    !mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK))
 		return 0;
 	err = filemap_fdatawrite_range(mapping, start, end);
-	filemap_fdatawait_range_keep_errors(mapping, start, end);
-	return err;
+	if (err == -EINTR)
+		return err;
+	/* Write-back others started in the range, killably (see below). */
+	return err ?: ninep_wb_wait_killable(mapping, start, end);
 }
 
 /* Topen (Tlopen in .L) of @ofid, the new open fid of @inode. */
@@ -180,7 +188,9 @@ static int ninep_file_topen_trunc(struct inode *inode, struct ninep_fid *ofid,
  */
 static int ninep_cache_drop(struct inode *inode)
 {
-	int err = invalidate_inode_pages2(inode->i_mapping);
+	/* invalidate_inode_pages2() would wait on write-back uninterruptibly. */
+	int err = ninep_wb_wait_killable(inode->i_mapping, 0, LLONG_MAX) ?:
+		  invalidate_inode_pages2(inode->i_mapping);
 
 	if (err != -EBUSY)
 		return err;
@@ -521,6 +531,23 @@ static loff_t ninep_file_llseek(struct file *file, loff_t offset, int whence)
 }
 
 /*
+ * file_write_and_wait_range() with the waits killable: a killed caller
+ * returns -EINTR at once, leaving the write-back to go on and the error
+ * recorded in the mapping for the next look. A write-back that failed for
+ * want of the server (timeout=, a dead connection) returns its error here
+ * and records none.
+ */
+static int ninep_file_write_and_wait(struct file *file, loff_t start,
+				     loff_t end)
+{
+	int err = ninep_write_back_range(file_inode(file), start, end);
+
+	if (err == -EINTR)
+		return err;
+	return file_check_and_advance_wb_err(file) ?: err;
+}
+
+/*
  * Dirty pages of the range first (cache=mmap; a write-back error recorded
  * since this file last looked is reported here), then Tfsync in 9P2000.L;
  * otherwise a Twstat with every field "don't touch" asks the server to
@@ -531,7 +558,7 @@ int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 	struct v9p_stat st;
 	int err;
 
-	err = file_write_and_wait_range(file, start, end);
+	err = ninep_file_write_and_wait(file, start, end);
 	if (err)
 		return err;
 	if (ninep_dotl(ninep_inode_session(file_inode(file))))
@@ -547,7 +574,7 @@ static int ninep_file_flush(struct file *file, fl_owner_t id)
 	if (!ninep_cache_writeback(file_inode(file)) ||
 	    !(file->f_mode & FMODE_WRITE))
 		return 0;
-	return file_write_and_wait(file);
+	return ninep_file_write_and_wait(file, 0, LLONG_MAX);
 }
 
 /* Read one locked page-cache folio through @fid; a short read is the end. */
@@ -600,8 +627,9 @@ static int ninep_read_folio(struct file *file, struct folio *folio)
  * with WB_SYNC_NONE while the writer goes on copying: the copy and the
  * send overlap, and fsync or close find little left to send. The writer
  * never waits for it. Folios already under writeback are skipped and stay
- * dirty for the next pass; errors are recorded in the mapping by
- * ninep_wb_send(), for fsync and close to report. The work holds no
+ * dirty for the next pass; its runs go to workers, which record errors
+ * in the mapping for fsync and close to report (ninep_wb_run_io()) and
+ * return at once (WB_SYNC_NONE). The work holds no
  * reference on the inode: evict cancels it before the pages go.
  */
 static void ninep_wb_early_work(struct work_struct *work)
@@ -775,74 +803,246 @@ static void ninep_readahead(struct readahead_control *ractl)
 }
 
 /*
- * Dirty folios of one file on their way to the server (cache=mmap). The
- * folios of a run of consecutive ones go out together, as one write that
- * ninep_write() splits into msize-sized Twrites with several in flight,
- * through the inode's write-back fid and never past i_size. Each folio is
- * under writeback until the write that carries it is answered. An error is
- * recorded in the mapping, for fsync, msync and close to report.
+ * Write-back (cache=mmap, loose): dirty folios of one file on their way to
+ * the server. The folios of a run of consecutive ones go out together, as
+ * one write that ninep_write() splits into msize-sized Twrites with several
+ * in flight, through the inode's write-back fid and never past i_size.
+ *
+ * A run is sent and waited for in the client's own context
+ * (ninep_client_queue_work()), not by the task that started write-back:
+ * whoever that is (a stat(2), an open, a read, a truncate, another user's
+ * fsync, the flusher), its bytes are the file's, perhaps another user's,
+ * and a fatal signal to it (the OOM killer, timeout -s KILL) must neither
+ * abandon the Twrites (a Tflush, as the client does for a killed waiter)
+ * nor leave the rest of the range unsent. The task gathers the runs and
+ * hands each to a worker as soon as it is complete, so gathering overlaps
+ * sending; a WB_SYNC_ALL caller then waits for its runs killably: killed,
+ * it returns at once, the Twrites go on, and each folio ends writeback when
+ * the write carrying it is answered. Its pass over folios already under
+ * writeback is killable too (ninep_wb_wait_killable() first); killed
+ * there, it still hands every dirty folio to a worker without waiting.
+ * One window remains: a folio that another task puts under writeback
+ * between that wait and write_cache_pages() is waited for by the kernel,
+ * uninterruptibly, until the worker's write of it ends.
+ *
+ * What a failure means for the folios of a run:
+ * - An error the server gave (Rerror, Rlerror: EIO, ENOSPC, EDQUOT...) or
+ *   a short Rwrite (the server is out of room) is the file's: recorded in
+ *   the mapping (errseq) for fsync, msync and close to report; the folios
+ *   end clean, as a local file system's would after a device error.
+ * - An interruption (a task killed while a run was sent in line, below),
+ *   a request timed out (timeout=, a soft mount), no memory for a request,
+ *   or a connection that is gone are not: the folios are dirtied again and
+ *   nothing is recorded, so a later write-back (the flusher, an fsync)
+ *   sends them. A WB_SYNC_ALL caller that waited gets that error back all
+ *   the same, so an fsync over a dead connection fails rather than
+ *   spinning. There is no reconnection yet: over a dead connection such
+ *   folios stay dirty until the inode is evicted, which drops them
+ *   (ninep_evict_inode()), so umount ends.
+ *
+ * Without memory for a run a folio goes alone, sent in line by the caller
+ * as before (a killed caller's folio is then dirtied again, not lost). The
+ * workers hold no inode reference: a run's folios are under writeback
+ * until its last step, and evict waits for them (truncate_inode_pages_final());
+ * the run's fid reference is put before, never the last one (the inode's
+ * wb_fid is put only after that wait), so no worker touches the inode or
+ * the client once a folio ended writeback, and module unload waits for the
+ * workers (ninep_rpc_exit()).
  */
-struct ninep_wb {
+struct ninep_wb_batch {
+	refcount_t ref;
+	atomic_t pending;		/* runs not done; 1 more while gathering */
+	int err;			/* the first run's error */
+	wait_queue_head_t wq;
+};
+
+struct ninep_wb_run {
+	struct work_struct work;
 	struct inode *inode;
-	struct ninep_fid *fid;
+	struct ninep_fid *fid;		/* a reference, or NULL (see mkwrite) */
+	struct ninep_wb_batch *batch;	/* NULL: sent in line */
 	loff_t size;			/* i_size as the last folio was added */
 	loff_t pos;			/* file offset of bv[0] */
 	size_t len;			/* bytes in bv[] */
 	unsigned int n, max;		/* folios in the run, room for */
 	struct bio_vec *bv;
 	struct folio **folios;
-	int err;			/* the first error */
 };
 
-static void ninep_wb_init(struct ninep_wb *wb, struct inode *inode,
-			  struct bio_vec *bv, struct folio **folios,
-			  unsigned int max)
+/* One pass of write-back gathering runs. */
+struct ninep_wb {
+	struct inode *inode;
+	unsigned int max;		/* folios a run may hold */
+	struct ninep_wb_batch *batch;	/* NULL: no memory, runs go in line */
+	struct ninep_wb_run *run;	/* being gathered, or NULL */
+	struct ninep_wb_run one;	/* a folio in line, short of memory */
+	struct bio_vec one_bv;
+	struct folio *one_folio;
+	int err;			/* the first error of runs sent in line */
+};
+
+static void ninep_wb_batch_put(struct ninep_wb_batch *b)
 {
-	*wb = (struct ninep_wb){
-		.inode = inode,
-		.fid = READ_ONCE(NINEP_I(inode)->wb_fid),
-		.size = i_size_read(inode),
-		.max = max,
-		.bv = bv,
-		.folios = folios,
-	};
+	if (refcount_dec_and_test(&b->ref))
+		kfree(b);
 }
 
-/* Send the run gathered so far and end writeback of its folios. */
-static void ninep_wb_send(struct ninep_wb *wb)
+static void ninep_wb_init(struct ninep_wb *wb, struct inode *inode,
+			  unsigned int max)
 {
+	struct ninep_wb_batch *b;
+
+	*wb = (struct ninep_wb){ .inode = inode, .max = max };
+	b = kmalloc(sizeof(*b), GFP_NOFS | __GFP_NOWARN);
+	if (!b)
+		return;
+	refcount_set(&b->ref, 1);
+	atomic_set(&b->pending, 1);
+	b->err = 0;
+	init_waitqueue_head(&b->wq);
+	wb->batch = b;
+}
+
+/*
+ * Not an error of the file: the caller was interrupted, the request timed
+ * out or found no memory, or the connection is gone. Its folios stay dirty.
+ */
+static bool ninep_wb_transient(struct inode *inode, int err)
+{
+	switch (err) {
+	case -EINTR:
+	case -ERESTARTSYS:
+	case -ETIMEDOUT:
+	case -ENOMEM:
+	case -EAGAIN:
+		return true;
+	}
+	return ninep_client_dead(ninep_inode_session(inode)->clnt);
+}
+
+/*
+ * Send @run and end writeback of its folios: 0 or the error. The last step
+ * that touches the inode or the client is before the first folio ends
+ * writeback (see the top of this section).
+ */
+static int ninep_wb_run_io(struct ninep_wb_run *run)
+{
+	/* for the accounting of folio_redirty_for_writepage() alone */
+	struct writeback_control wbc = { .sync_mode = WB_SYNC_NONE };
+	struct inode *inode = run->inode;
 	struct iov_iter from;
+	bool again = false;
 	ssize_t n = -EIO;
 	unsigned int i;
 
-	if (!wb->n)
-		return;
-	if (!WARN_ON_ONCE(!wb->fid)) {	/* ninep_page_mkwrite() refuses */
-		iov_iter_bvec(&from, ITER_SOURCE, wb->bv, wb->n, wb->len);
-		n = ninep_write(wb->fid, wb->pos, &from, wb->size);
-		if (n >= 0 && n < wb->len)
+	if (!WARN_ON_ONCE(!run->fid)) {	/* ninep_page_mkwrite() refuses */
+		iov_iter_bvec(&from, ITER_SOURCE, run->bv, run->n, run->len);
+		n = ninep_write_whole(run->fid, run->pos, &from, run->size);
+		if (n >= 0 && n < run->len)
 			n = -EIO;	/* a short Rwrite: the server is out of room */
 	}
 	/* The server stamped the file: before the tags go, as the count. */
-	ninep_attr_stale(wb->inode);
-	atomic_inc(&NINEP_I(wb->inode)->wb_gen);
+	ninep_attr_stale(inode);
+	atomic_inc(&NINEP_I(inode)->wb_gen);
 	/*
 	 * Counted before the tags go: a refresh that finds them gone must
 	 * see the count (pairs with smp_rmb() in ninep_size_pending()).
 	 */
 	smp_mb__after_atomic();
 	if (n < 0) {
-		pr_warn_ratelimited("write-back to %s of inode %lu at %lld failed: %zd\n",
-				    ninep_inode_session(wb->inode)->addr ?: "fd",
-				    wb->inode->i_ino, wb->pos, n);
-		mapping_set_error(wb->inode->i_mapping, n);
-		if (!wb->err)
-			wb->err = n;
+		again = run->fid && ninep_wb_transient(inode, n);
+		pr_warn_ratelimited("write-back to %s of inode %lu at %lld failed: %zd%s\n",
+				    ninep_inode_session(inode)->addr ?: "fd",
+				    inode->i_ino, run->pos, n,
+				    again ? ", kept dirty" : "");
+		if (!again)
+			mapping_set_error(inode->i_mapping, n);
 	}
-	for (i = 0; i < wb->n; i++)
-		folio_end_writeback(wb->folios[i]);
-	wb->n = 0;
-	wb->len = 0;
+	/*
+	 * Dirtied again while still under writeback: truncation waits for
+	 * that to end, so each folio is still in the mapping.
+	 */
+	for (i = 0; again && i < run->n; i++)
+		folio_redirty_for_writepage(&wbc, run->folios[i]);
+	if (run->fid)
+		ninep_fid_put(run->fid);
+	for (i = 0; i < run->n; i++)
+		folio_end_writeback(run->folios[i]);
+	return n < 0 ? n : 0;
+}
+
+static void ninep_wb_run_work(struct work_struct *work)
+{
+	struct ninep_wb_run *run = container_of(work, struct ninep_wb_run,
+						work);
+	struct ninep_wb_batch *b = run->batch;
+	int err = ninep_wb_run_io(run);
+
+	kfree(run);
+	if (err)
+		cmpxchg(&b->err, 0, err);
+	if (atomic_dec_and_test(&b->pending))
+		wake_up_all(&b->wq);
+	ninep_wb_batch_put(b);
+}
+
+/* The run to add a folio to: a new one with room for wb->max if need be. */
+static struct ninep_wb_run *ninep_wb_run_get(struct ninep_wb *wb)
+{
+	struct ninep_wb_run *run = NULL;
+
+	if (wb->run)
+		return wb->run;
+	if (wb->batch)
+		run = kmalloc(sizeof(*run) + wb->max * (sizeof(struct bio_vec) +
+						       sizeof(struct folio *)),
+			      GFP_NOFS | __GFP_NOWARN);
+	if (run) {
+		*run = (struct ninep_wb_run){
+			.batch = wb->batch,
+			.max = wb->max,
+			.bv = (struct bio_vec *)(run + 1),
+		};
+		run->folios = (struct folio **)(run->bv + wb->max);
+	} else {
+		run = &wb->one;
+		*run = (struct ninep_wb_run){
+			.max = 1,
+			.bv = &wb->one_bv,
+			.folios = &wb->one_folio,
+		};
+	}
+	run->inode = wb->inode;
+	wb->run = run;
+	return run;
+}
+
+/* Send the run gathered so far: to a worker, or in line short of memory. */
+static void ninep_wb_send(struct ninep_wb *wb)
+{
+	struct ninep_fid *fid = READ_ONCE(NINEP_I(wb->inode)->wb_fid);
+	struct ninep_wb_run *run = wb->run;
+	int err;
+
+	if (!run)
+		return;
+	wb->run = NULL;
+	if (!run->n) {
+		if (run != &wb->one)
+			kfree(run);
+		return;
+	}
+	run->fid = fid ? ninep_fid_get(fid) : NULL;
+	if (run != &wb->one) {
+		atomic_inc(&run->batch->pending);
+		refcount_inc(&run->batch->ref);
+		INIT_WORK(&run->work, ninep_wb_run_work);
+		ninep_client_queue_work(&run->work);
+		return;
+	}
+	err = ninep_wb_run_io(run);
+	if (err && !wb->err)
+		wb->err = err;
 }
 
 /*
@@ -854,48 +1054,105 @@ static void ninep_wb_send(struct ninep_wb *wb)
 static void ninep_wb_add(struct ninep_wb *wb, struct folio *folio, bool unlock)
 {
 	loff_t pos = folio_pos(folio);
+	struct ninep_wb_run *run;
+	loff_t size;
 	size_t len;
 
 	/*
 	 * Taken while the folio is locked: a write(2) grows the size before
 	 * it unlocks the folio it copied into (cache=loose).
 	 */
-	wb->size = i_size_read(wb->inode);
+	size = i_size_read(wb->inode);
 	folio_start_writeback(folio);
 	if (unlock)
 		folio_unlock(folio);
-	if (wb->n && (wb->n == wb->max || pos != wb->pos + wb->len))
+	run = wb->run;
+	if (run && run->n &&
+	    (run->n == run->max || pos != run->pos + run->len))
 		ninep_wb_send(wb);
 	/* Wholly past the end: a truncate is dropping it. */
-	if (pos >= wb->size) {
+	if (pos >= size) {
 		folio_end_writeback(folio);
 		return;
 	}
-	len = min_t(loff_t, folio_size(folio), wb->size - pos);
-	if (!wb->n)
-		wb->pos = pos;
-	wb->bv[wb->n] = (struct bio_vec){ .bv_page = &folio->page,
-					  .bv_len = len };
-	wb->folios[wb->n++] = folio;
-	wb->len += len;
+	run = ninep_wb_run_get(wb);
+	run->size = size;
+	len = min_t(loff_t, folio_size(folio), size - pos);
+	if (!run->n)
+		run->pos = pos;
+	run->bv[run->n] = (struct bio_vec){ .bv_page = &folio->page,
+					    .bv_len = len };
+	run->folios[run->n++] = folio;
+	run->len += len;
+	if (run == &wb->one)	/* in line: no room for more */
+		ninep_wb_send(wb);
 }
 
-/* One folio alone: ->writepage (reclaim) and ->launder_folio. */
-static int ninep_folio_write_back(struct folio *folio, bool unlock)
+/*
+ * The gathering of @wb is over: its last run goes. With @wait, until every
+ * run is answered (killably: -EINTR), then the first error of any.
+ */
+static int ninep_wb_finish(struct ninep_wb *wb, bool wait)
 {
-	struct folio *folios[1];
-	struct bio_vec bv[1];
+	struct ninep_wb_batch *b = wb->batch;
+	int err = 0;
+
+	ninep_wb_send(wb);
+	if (!b)
+		return wb->err;
+	atomic_dec(&b->pending);
+	if (wait) {
+		if (wait_event_killable(b->wq, !atomic_read_acquire(&b->pending)))
+			err = -EINTR;
+		else
+			err = READ_ONCE(b->err);
+	}
+	ninep_wb_batch_put(b);
+	return wb->err ?: err;
+}
+
+/*
+ * Wait, killably, for the folios of [@start, @end] of @mapping that are
+ * under writeback now: 0, or -EINTR once a fatal signal came.
+ */
+static int ninep_wb_wait_killable(struct address_space *mapping, loff_t start,
+				  loff_t end)
+{
+	pgoff_t index = start >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
+	struct folio_batch fbatch;
+	unsigned int i, nr;
+	int err = 0;
+
+	folio_batch_init(&fbatch);
+	while (!err) {
+		nr = filemap_get_folios_tag(mapping, &index, last,
+					    PAGECACHE_TAG_WRITEBACK, &fbatch);
+		if (!nr)
+			break;
+		for (i = 0; i < nr && !err; i++)
+			err = folio_wait_writeback_killable(fbatch.folios[i]);
+		folio_batch_release(&fbatch);
+		cond_resched();
+	}
+	return err;
+}
+
+/*
+ * One folio alone: ->writepage (reclaim, never waits) and ->launder_folio
+ * (waits, killably; the folio stays locked).
+ */
+static int ninep_folio_write_back(struct folio *folio, bool unlock, bool wait)
+{
 	struct ninep_wb wb;
 
-	ninep_wb_init(&wb, folio->mapping->host, bv, folios, 1);
+	ninep_wb_init(&wb, folio->mapping->host, 1);
 	ninep_wb_add(&wb, folio, unlock);
-	ninep_wb_send(&wb);
-	return wb.err;
+	return ninep_wb_finish(&wb, wait);
 }
 
 static int ninep_writepage(struct page *page, struct writeback_control *wbc)
 {
-	return ninep_folio_write_back(page_folio(page), true);
+	return ninep_folio_write_back(page_folio(page), true, false);
 }
 
 static int ninep_wb_one(NINEP_WCP_ENTRY *entry, struct writeback_control *wbc,
@@ -907,30 +1164,34 @@ static int ninep_wb_one(NINEP_WCP_ENTRY *entry, struct writeback_control *wbc,
 
 /*
  * The dirty folios of a mapping, in runs. A failed run does not stop the
- * rest (each is tried); the first error is returned and all are recorded.
+ * rest (each is tried). WB_SYNC_ALL waits for them all and returns the
+ * first error; WB_SYNC_NONE (the flusher, early write-back, reclaim)
+ * returns once they are handed out. A WB_SYNC_ALL caller killed while it
+ * waits gets -EINTR, every dirty folio being on its way all the same.
  */
 static int ninep_writepages(struct address_space *mapping,
 			    struct writeback_control *wbc)
 {
-	struct folio *one_folio[1];
-	struct bio_vec one_bv[1];
+	enum writeback_sync_modes mode = wbc->sync_mode;
+	bool killed = false;
 	struct ninep_wb wb;
-	void *mem;
-	int err;
+	int err, err2;
 
-	mem = kmalloc_array(NINEP_WB_MAX,
-			    sizeof(struct bio_vec) + sizeof(struct folio *),
-			    GFP_NOFS);
-	if (mem)
-		ninep_wb_init(&wb, mapping->host, mem,
-			      mem + NINEP_WB_MAX * sizeof(struct bio_vec),
-			      NINEP_WB_MAX);
-	else	/* short of memory: a folio at a time */
-		ninep_wb_init(&wb, mapping->host, one_bv, one_folio, 1);
+	if (mode == WB_SYNC_ALL &&
+	    ninep_wb_wait_killable(mapping,
+				   wbc->range_cyclic ? 0 : wbc->range_start,
+				   wbc->range_cyclic ? LLONG_MAX : wbc->range_end)) {
+		/* Folios under writeback now are skipped, not waited for. */
+		killed = true;
+		wbc->sync_mode = WB_SYNC_NONE;
+	}
+	ninep_wb_init(&wb, mapping->host, NINEP_WB_MAX);
 	err = write_cache_pages(mapping, wbc, ninep_wb_one, &wb);
-	ninep_wb_send(&wb);
-	kfree(mem);
-	return err ?: wb.err;
+	wbc->sync_mode = mode;
+	err2 = ninep_wb_finish(&wb, mode == WB_SYNC_ALL && !killed);
+	if (killed)
+		return -EINTR;
+	return err ?: err2;
 }
 
 /* invalidate_inode_pages2() met a dirty folio: it goes to the server first. */
@@ -938,7 +1199,7 @@ static int ninep_launder_folio(struct folio *folio)
 {
 	if (!folio_clear_dirty_for_io(folio))
 		return 0;
-	return ninep_folio_write_back(folio, false);
+	return ninep_folio_write_back(folio, false, true);
 }
 
 /*
@@ -986,9 +1247,19 @@ static int ninep_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct inode *inode = file_inode(file);
 
-	/* Without cache=mmap or loose nothing writes a dirty page back. */
-	if (!ninep_cache_writeback(inode))
+	/*
+	 * Without cache=mmap or loose nothing writes a dirty page back: a
+	 * shared mapping must be read-only, and one asked for read-only (of
+	 * a file open for writing) stays so: mprotect(PROT_WRITE) on it
+	 * fails with EACCES. Its pages are kept coherent as any cached
+	 * page: write(2) drops those it overwrote, a truncate those past
+	 * the end.
+	 */
+	if (!ninep_cache_writeback(inode)) {
+		if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_SHARED)
+			ninep_vm_flags_clear(vma, VM_MAYWRITE);
 		return generic_file_readonly_mmap(file, vma);
+	}
 	if ((vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) ==
 	    (VM_SHARED | VM_MAYWRITE))
 		ninep_keep_wb_fid(inode, ninep_file_fid(file));
@@ -1072,18 +1343,30 @@ void ninep_size_truncate_pages(struct inode *inode, loff_t size)
 	ninep_fscache_resize(inode);
 }
 
+/* Passes over the dirty pages at evict while the server times out. */
+#define NINEP_EVICT_TRIES	3
+
 /*
  * Dirty pages go back before the inode goes; so does the write-back fid.
  * Early write-back still queued is cancelled (this sends its pages), one
- * under way is waited for.
+ * under way is waited for. Pages a timed-out request kept dirty get
+ * another pass or two; over a dead connection (no recovery exists) or
+ * after that, truncate_inode_pages_final() drops what is still dirty, so
+ * umount ends. It also waits, uninterruptibly, for the runs that workers
+ * still send, killed caller or not: their folios are under writeback.
  */
 void ninep_evict_inode(struct inode *inode)
 {
 	struct ninep_inode *vi = NINEP_I(inode);
+	int tries = NINEP_EVICT_TRIES, err;
 
 	cancel_work_sync(&vi->wb_work);
-	if (vi->wb_fid)
-		ninep_write_back_range(inode, 0, LLONG_MAX);
+	while (vi->wb_fid && tries--) {
+		err = ninep_write_back_range(inode, 0, LLONG_MAX);
+		if (err != -ETIMEDOUT ||
+		    ninep_client_dead(ninep_inode_session(inode)->clnt))
+			break;
+	}
 	truncate_inode_pages_final(&inode->i_data);
 	ninep_fscache_evict(inode);
 	clear_inode(inode);

@@ -286,10 +286,12 @@ fail:
  * far (or its error, if none), and @it is left past exactly the bytes that
  * count says, whatever chunks were taken from it ahead. If a write chunk sent ahead of it landed
  * all the same, no count tells user space what the file now holds: the
- * call fails with -EIO instead.
+ * call fails with -EIO instead. With @whole (write-back), a failed chunk
+ * fails the call with its own error, whatever went before or after: the
+ * caller sends the whole range again, or records that error.
  */
 static ssize_t io_run(struct ninep_fid *fid, u64 off, struct iov_iter *it,
-		      bool rd, u64 known_len)
+		      bool rd, u64 known_len, bool whole)
 {
 	struct ninep_client *c = fid->clnt;
 	struct io_slot slots[NINEP_IO_WINDOW];
@@ -355,8 +357,8 @@ static ssize_t io_run(struct ninep_fid *fid, u64 off, struct iov_iter *it,
 			break;
 		window = wide;
 	}
-	ret = total ? total : err;
-	if (io_discard(c, slots, head, inflight) && !rd) {
+	ret = total && !(whole && err) ? total : err;
+	if (io_discard(c, slots, head, inflight) && !rd && !whole) {
 		pr_warn_ratelimited("write to %s failed at %llu while later chunks landed: -EIO\n",
 				    c->peer, off + total);
 		ret = -EIO;
@@ -371,11 +373,17 @@ static ssize_t io_run(struct ninep_fid *fid, u64 off, struct iov_iter *it,
 ssize_t ninep_read(struct ninep_fid *fid, u64 off, struct iov_iter *to,
 		   u64 known_len)
 {
-	return io_run(fid, off, to, true, known_len);
+	return io_run(fid, off, to, true, known_len, false);
 }
 
 ssize_t ninep_write(struct ninep_fid *fid, u64 off, struct iov_iter *from,
 		    u64 known_len)
 {
-	return io_run(fid, off, from, false, known_len);
+	return io_run(fid, off, from, false, known_len, false);
+}
+
+ssize_t ninep_write_whole(struct ninep_fid *fid, u64 off,
+			  struct iov_iter *from, u64 known_len)
+{
+	return io_run(fid, off, from, false, known_len, true);
 }

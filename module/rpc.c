@@ -32,6 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "rpc.h"
 
@@ -1438,14 +1439,35 @@ int ninep_tx_thread(void *data)
 
 /* ---- module ---- */
 
+/*
+ * The client's own context (ninep_client_queue_work()): unbound, as its
+ * work waits on servers rather than computes, and with a rescuer, as
+ * write-back under memory pressure depends on it.
+ */
+static struct workqueue_struct *io_wq;
+
+void ninep_client_queue_work(struct work_struct *work)
+{
+	queue_work(io_wq, work);
+}
+
 int ninep_rpc_init(void)
 {
 	req_cache = kmem_cache_create("9p2000_req", sizeof(struct ninep_req), 0,
 				      0, NULL);
-	return req_cache ? 0 : -ENOMEM;
+	if (!req_cache)
+		return -ENOMEM;
+	io_wq = alloc_workqueue("9p2000_io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!io_wq) {
+		kmem_cache_destroy(req_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
+/* After every umount: waits for work still queued, which ends on its own. */
 void ninep_rpc_exit(void)
 {
+	destroy_workqueue(io_wq);
 	kmem_cache_destroy(req_cache);
 }

@@ -2,7 +2,7 @@
 /*
  * fsx: a randomized file-operation checker.
  *
- *	fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-R] [-W] [-q] FILE
+ *	fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-R|-r] [-W] [-q] FILE
  *
  * Applies a seeded random sequence of reads, writes, appends (through an
  * O_APPEND descriptor), truncates (grow and shrink), reopens and fsyncs to
@@ -18,6 +18,9 @@
  * made writable, which a client without write-back refuses), compared
  * with the copy, and
  * the bytes of the last page past the end of the file must read as zeros.
+ * -r is -R with the mapping made through the read-write descriptor, as
+ * xfstests' fsx maps its reads: a read-only shared mapping of a file open
+ * for writing.
  * -W makes every other write a mapped write: the file is extended with
  * ftruncate if the range ends past it, then the range is written through a
  * MAP_SHARED writable mapping and msync(MS_SYNC)ed.  Neither flag changes
@@ -74,7 +77,7 @@ static uint64_t max_len = 256 * 1024, max_op = 64 * 1024;
 static uint64_t rng_state;
 static int quiet;
 static int no_fsync;
-static int map_reads, map_writes;
+static int map_reads, map_reads_rw, map_writes;
 static uint64_t page_size;
 static unsigned long long seed;
 
@@ -205,7 +208,7 @@ static void read_mapped(unsigned long n, uint64_t off, uint64_t len)
 	unsigned char *p;
 	size_t maplen;
 
-	p = map_range(n, "mapped read", rfd, off, len, PROT_READ, &delta, &maplen);
+	p = map_range(n, "mapped read", map_reads_rw ? fd : rfd, off, len, PROT_READ, &delta, &maplen);
 	memcpy(buf, p + delta, len);
 	end = file_size - (off - delta);	/* the end of the file, in the mapping */
 	for (i = end; i < maplen; i++) {
@@ -331,7 +334,7 @@ static void open_file(unsigned long n)
 	afd = open(path, O_WRONLY | O_APPEND);
 	if (afd < 0)
 		fail(n, "open %s O_APPEND: %s", path, strerror(errno));
-	if (map_reads) {
+	if (map_reads && !map_reads_rw) {
 		rfd = open(path, O_RDONLY);
 		if (rfd < 0)
 			fail(n, "open %s O_RDONLY: %s", path, strerror(errno));
@@ -368,7 +371,7 @@ static void verify_all(unsigned long n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-R] [-W] [-q] FILE\n");
+	fprintf(stderr, "usage: fsx [-N ops] [-S seed] [-l maxlen] [-o maxop] [-c every] [-F] [-R|-r] [-W] [-q] FILE\n");
 	exit(2);
 }
 
@@ -379,7 +382,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	int opt, have_seed = 0;
 
-	while ((opt = getopt(argc, argv, "N:S:l:o:c:FRWq")) != -1) {
+	while ((opt = getopt(argc, argv, "N:S:l:o:c:FRrWq")) != -1) {
 		switch (opt) {
 		case 'N':
 			nops = strtoul(optarg, NULL, 0);
@@ -402,6 +405,10 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			map_reads = 1;
+			break;
+		case 'r':
+			map_reads = 1;
+			map_reads_rw = 1;
 			break;
 		case 'W':
 			map_writes = 1;
