@@ -71,6 +71,15 @@
  *			long: past the largest offset
  *	getlock-type	every Rgetlock says lock type 9 over the whole file
  *
+ *	readdir-cycle	Rreaddir entries are all named "a/b" (never shown), and
+ *			their cookies go round: 0 leads to 5, 5 to 6, 6 to 5
+ *
+ * Fid numbers (any dialect):
+ *	remove-flush	no Tremove is answered; a Tflush of one is, and the fid
+ *			stays as it was (the remove never happened); a Twalk or
+ *			Tattach to a fid the connection holds gets "fid in use"
+ *			(EBADF), as a server that checks fids does
+ *
  * Paired 9P2000.L modes: two requests that arrive together (the second within
  * 50 ms of the first, as a client sends the requests it overlaps) form a pair
  * when they are a Twalk of one name to "data" and a Tgetattr of a fid on
@@ -142,7 +151,9 @@ enum mode {
 	M_GETATTR_SHORT, M_GETATTR_NOMODE, M_GETATTR_LIES, M_READDIR_COUNT, M_READDIR_OVERRUN,
 	M_READDIR_NAME, M_READDIR_STUCK, M_IOUNIT, M_READLINK_LONG, M_STATFS_BSIZE0,
 	M_XATTR_HUGE, M_XATTR_BIG, M_XATTR_BIGREAD, M_XATTR_NONUL, M_LOCK_STATUS,
-	M_GETLOCK_RANGE, M_GETLOCK_TYPE, M_PAIR_SWAP, M_PAIR_FAIL, M_PAIR_OTHERFILE,
+	M_GETLOCK_RANGE, M_GETLOCK_TYPE,
+	M_REMOVE_FLUSH, M_READDIR_CYCLE,
+	M_PAIR_SWAP, M_PAIR_FAIL, M_PAIR_OTHERFILE,
 	M_PAIR_SILENT
 };
 #define M_LAST	M_PAIR_SILENT
@@ -164,6 +175,7 @@ static const char *const mode_names[] = {
 	[M_GETLOCK_TYPE] = "getlock-type", [M_PAIR_SWAP] = "pair-swap",
 	[M_PAIR_FAIL] = "pair-fail", [M_PAIR_OTHERFILE] = "pair-otherfile",
 	[M_PAIR_SILENT] = "pair-silent",
+	[M_REMOVE_FLUSH] = "remove-flush", [M_READDIR_CYCLE] = "readdir-cycle",
 };
 
 #define DATA_SIZE	65536
@@ -621,6 +633,12 @@ static int lreaddir(struct conn *c, struct v9p_fcall *t)
 			k = put_dirent(ent + n, sizeof(ent) - n, QPATH_SRC, 2, bad_name);
 			n = k < 0 ? k : n + k;
 		}
+		break;
+	case M_READDIR_CYCLE:
+		n = put_dirent(ent, sizeof(ent), QPATH_SRC, off == 5 ? 6 : 5, "a/b");
+		if (c->triggered++ == 0)
+			logmsg("Treaddir offset %llu: cookies 0 -> 5 -> 6 -> 5 (%s)",
+			       (unsigned long long)off, mode_names[mode]);
 		break;
 	case M_READDIR_OVERRUN:
 		if (off == 0) {
@@ -1406,6 +1424,50 @@ static void serve_pairs(struct conn *c)
 	exit(0);
 }
 
+/*
+ * remove-flush: holds each Tremove unanswered; a Tflush of it is answered by
+ * serve_one() and the fid stays. A Twalk or Tattach to a fid in use fails.
+ * Returns 1 when @t was dealt with here, 0 to serve it as usual, -1 to close.
+ */
+static int remove_flush(struct conn *c, struct v9p_fcall *t)
+{
+	static int held = -1;	/* the tag of the Tremove held */
+	struct v9p_fcall r = { .tag = t->tag };
+	u32 newfid;
+
+	switch (t->type) {
+	case V9P_TREMOVE:
+		logmsg("Tremove of fid %u (tag %u): held", t->tremove.fid, t->tag);
+		held = t->tag;
+		return 1;
+	case V9P_TFLUSH:
+		if (t->tflush.oldtag == held) {
+			logmsg("Tremove (tag %u) flushed: its fid is kept", held);
+			held = -1;
+		}
+		return 0;
+	case V9P_TWALK:
+		if (t->twalk.newfid == t->twalk.fid)
+			return 0;
+		newfid = t->twalk.newfid;
+		break;
+	case V9P_TATTACH:
+		newfid = t->tattach.fid;
+		break;
+	default:
+		return 0;
+	}
+	if (!fid_slot(c, newfid, 0))
+		return 0;
+	logmsg("%s to fid %u: fid in use", v9p_type_name(t->type), newfid);
+	if (c->d == V9P_9P2000L)
+		return send_error(c, t->tag, EBADF) ? -1 : 1;
+	r.type = V9P_RERROR;
+	v9p_str_set(&r.rerror.ename, "fid in use");
+	r.rerror.errcode = EBADF;
+	return send_fcall(c, &r) ? -1 : 1;
+}
+
 static void serve_conn(int rfd, int wfd)
 {
 	struct conn *c = calloc(1, sizeof(*c));
@@ -1484,6 +1546,13 @@ static void serve_conn(int rfd, int wfd)
 			if (fail_write(c, &t))
 				break;
 			continue;
+		}
+		if (mode == M_REMOVE_FLUSH) {
+			ret = remove_flush(c, &t);
+			if (ret < 0)
+				break;
+			if (ret > 0)
+				continue;
 		}
 		if (is_trigger(c, &t)) {
 			c->triggered = 1;

@@ -551,6 +551,63 @@ for c in $clients; do
 	timed errors $c
 done
 
+# --- a Tremove flushed: its fid number is not reused while the server has it --
+# hostile-remove-flush holds every Tremove unanswered and answers its Tflush,
+# the fid kept (the remove never happened); a Twalk to a fid in use fails.
+# With timeout=1 the unlink fails with ETIMEDOUT; then every open walks a new
+# fid, none of which may be the one the server still holds. Ours only: the
+# in-tree client has no timeout= and would wait for the Rremove for ever.
+remove_flush() { # remove_flush CLIENT
+	_c=$1 _m=/mnt/hostile65-$1
+	hostile_start -m remove-flush
+	if ! mount_9p $_c tcp $DIALECT $HPORT $_m timeout=1 > "$OUT/mount.txt" 2>&1; then
+		expect $_c "remove-flush: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		hostile_stop
+		return
+	fi
+	_r=$(timeout -s KILL 20 rm $_m/data 2>&1; echo "rc $?")
+	diag "$_c: remove-flush: rm of data, Tremove flushed: $(echo $_r | tr '\n' ' ')"
+	_r=
+	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		case $(probe read $_m/data) in
+		"ok "*) _r="${_r}ok " ;;
+		*) _r="$_r$(tr ' ' '-' < "$OUT/probe.txt") " ;;
+		esac
+	done
+	_v=$(echo $_r | tr ' ' '\n' | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+	expect $_c "remove-flush: 16 opens and reads after a flushed Tremove all succeed" \
+		"$_v" " 16 ok;"
+	expect $_c "remove-flush: no Twalk or Tattach to a fid the server still holds" \
+		"$(grep -c 'fid in use' "$OUT/hostile.log")" 0
+	expect $_c "remove-flush: umount" \
+		"$(timeout 30 umount $_m 2>&1 && echo unmounted)" unmounted
+	hostile_stop
+	mountpoint -q $_m 2> /dev/null && umount -l $_m
+}
+
+# --- .L Rreaddir cookies in a circle ----------------------------------------
+# Every entry is named "a/b" (never shown) and the cookies go 0 -> 5 -> 6 -> 5:
+# getdents(2) must return an error within its bound (20 s) and not loop in the
+# kernel under the directory's lock.
+readdir_cycle() { # readdir_cycle CLIENT
+	_c=$1
+	lstart $_c readdir-cycle -m readdir-cycle || return
+	_r=$(lprobe readdir $LM)
+	case $_r in
+	killed) _v="still looping after 20 s" ;;
+	*) _v="$(an_error "$_r")" ;;
+	esac
+	expect $_c ".L Rreaddir cookies in a circle, no name shown: getdents(2) fails" \
+		"$_v" "an error below 512"
+	diag "$_c: getdents on cookies in a circle: $_r"
+	lstop $_c readdir-cycle
+}
+
+for c in $clients; do
+	[ $c = 9P ] && timed remove_flush $c
+	timed readdir_cycle $c
+done
+
 # The in-tree client's last superblock may still be going away (its umount of a
 # misbehaving server returned before the module was free): try for up to 10 s.
 case " $clients " in
