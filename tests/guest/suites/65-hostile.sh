@@ -603,9 +603,32 @@ readdir_cycle() { # readdir_cycle CLIENT
 	lstop $_c readdir-cycle
 }
 
+# --- 9P2000 and .u directory reads cut at every entry boundary ---------------
+# hostile-9p dirread-split serves 300 entries read(5)'s way, each reply ending
+# at another entry boundary (1 to 7 entries); getdents(2) into 4 KiB buffers
+# (lprobe) must count every one, in both dialects.
+dirread_split() { # dirread_split CLIENT
+	_c=$1 _m=/mnt/hostile65-$1
+	for _d in 9p2000 9p2000.u; do
+		hostile_start -m dirread-split
+		if ! mount_9p $_c tcp $_d $HPORT $_m > "$OUT/mount.txt" 2>&1; then
+			expect $_c "dirread-split $_d: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+			hostile_stop
+			continue
+		fi
+		_r=$(lprobe readdir $_m)
+		expect $_c "$_d: 300 entries in replies cut at every entry boundary: getdents(2) counts all" \
+			"$(echo "$_r" | cut -d' ' -f1-2)" "ok 300"
+		grep 'inside an entry' "$OUT/hostile.log" | head -n 3 | sed 's/^/#   /'
+		hostile_stop
+		umount_9p $_m 2> /dev/null || umount -l $_m
+	done
+}
+
 for c in $clients; do
 	[ $c = 9P ] && timed remove_flush $c
 	timed readdir_cycle $c
+	timed dirread_split $c
 done
 
 # The in-tree client's last superblock may still be going away (its umount of a
