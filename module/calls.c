@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) "9p2000: " fmt
 
 #include <linux/err.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -253,23 +254,50 @@ int ninep_wstat(struct ninep_fid *fid, const struct v9p_stat *st)
 	return 0;
 }
 
+/*
+ * Tremove clunks the fid on the server whenever the server answers it, with
+ * Rremove or an error (remove(5)): only then is its number free for reuse.
+ * A Tremove that never left (no memory, a fatal signal) or that was given up
+ * and flushed (timeout=, a fatal signal) leaves the server's fid as it may
+ * be: the fid stays established, goes with the abandoned request until that
+ * is retired, and its last put clunks it, as ninep_fid_clunk() does, so its
+ * number comes back only once the server has certainly let it go. Consumes
+ * the caller's reference to @fid.
+ */
 int ninep_remove(struct ninep_fid *fid)
 {
+	struct ninep_client *c = fid->clnt;
 	struct v9p_fcall f = { .type = V9P_TREMOVE };
 	struct ninep_req *req;
-	int err = 0;
+	bool abandoned = false;
+	int err = -EINTR;
 
-	f.tremove.fid = fid->fid;
-	req = ninep_rpc(fid->clnt, &f, NINEP_SMALL_RBUF, NULL);
+	if (fatal_signal_pending(current))
+		goto out;
+	req = ninep_req_new(c, NINEP_SMALL_RBUF, REQ_WAIT);
 	if (IS_ERR(req)) {
 		err = PTR_ERR(req);
-		/* An Rerror still clunked the fid on the server. */
-		if (err != -EINTR && !ninep_client_dead(fid->clnt))
-			fid->established = false;
-	} else {
-		fid->established = false;
-		ninep_req_put(req);
+		goto out;
 	}
+	f.tremove.fid = fid->fid;
+	err = ninep_req_pack(c, req, &f);
+	if (err) {
+		ninep_req_drop(c, req);
+		goto out;
+	}
+	err = ninep_req_send(c, req);
+	if (!err) {
+		err = ninep_req_wait(c, req, ninep_fid_get(fid), &abandoned);
+		if (abandoned)
+			goto out;	/* the request holds the fid until retired */
+		/* Not abandoned: the wait left that reference to us. */
+		ninep_fid_put(fid);
+	}
+	/* A reply, success or error: the server has clunked the fid. */
+	if (smp_load_acquire(&req->state) == REQ_DONE)
+		fid->established = false;
+	ninep_req_put(req);
+out:
 	ninep_fid_put(fid);
 	return err;
 }

@@ -11,6 +11,8 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/stat.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 
 /*
  * Each difference has its own NINEP_HAVE_* switch, set by module/Kbuild from
@@ -160,5 +162,26 @@ static inline int ninep_cache_prepare_write(struct netfs_cache_resources *cres,
 #endif
 }
 #endif
+
+/*
+ * A kernel socket holds no reference on its network namespace: a mount
+ * made from inside a namespace would outlive it, the socket's release and
+ * timers then running on a freed struct net. Counted as a socket of user
+ * space is (a reference put, and the in-use count dropped, by the socket
+ * core when the sock is freed, after its last timer): 6.13 has a call for
+ * it, which Debian's 6.12 carries; 6.1 is done by hand the same way.
+ */
+static inline void ninep_sock_hold_net(struct sock *sk)
+{
+#if NINEP_HAVE_SK_NET_REFCNT_UPGRADE
+	sk_net_refcnt_upgrade(sk);
+#else
+	struct net *net = sock_net(sk);
+
+	sk->sk_net_refcnt = 1;
+	get_net_track(net, &sk->ns_tracker, GFP_KERNEL);
+	sock_inuse_add(net, 1);
+#endif
+}
 
 #endif /* NINEP_COMPAT_H */

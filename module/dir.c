@@ -131,7 +131,8 @@ static int ninep_dir_fill(struct ninep_open_file *of)
  * An entry is the server's word: a name that is empty, holds a '/' or is
  * longer than NAME_MAX is skipped (and logged), an unknown type is shown
  * as DT_UNKNOWN, and a cookie of 0 or one equal to the position it was
- * read from (a listing that would never end) fails the read with EIO.
+ * read from (a listing that would never end) fails the read with EIO, as do
+ * cookies that go round in a longer circle (NINEP_READDIR_IDLE_ROUNDS).
  */
 static bool ninep_dirent_name_ok(const struct v9p_str *n)
 {
@@ -148,10 +149,13 @@ static unsigned int ninep_dirent_dtype(u8 type)
 	return DT_UNKNOWN;
 }
 
-/* 1 when the buffer is used up, 0 when the caller's buffer is full, -EIO. */
+/*
+ * 1 when the buffer is used up (2 when ctx->pos was no cookie in it), 0 when
+ * the caller's buffer is full, -EIO. *@shown is set when an entry went out.
+ */
 static int ninep_dotl_emit_buf(struct ninep_session *s,
 			       struct ninep_open_file *of,
-			       struct dir_context *ctx)
+			       struct dir_context *ctx, bool *shown)
 {
 	struct v9p_dirent de;
 	bool found = of->doff == ctx->pos;
@@ -175,10 +179,12 @@ static int ninep_dotl_emit_buf(struct ninep_session *s,
 			if (!ninep_dirent_name_ok(&de.name)) {
 				pr_warn_ratelimited("Rreaddir: entry of %u bytes with an invalid name skipped\n",
 						    de.name.len);
-			} else if (!dir_emit(ctx, de.name.s, de.name.len,
-					     (ino_t)de.qid.path,
-					     ninep_dirent_dtype(de.type))) {
-				return 0;
+			} else {
+				if (!dir_emit(ctx, de.name.s, de.name.len,
+					      (ino_t)de.qid.path,
+					      ninep_dirent_dtype(de.type)))
+					return 0;
+				*shown = true;
 			}
 			ctx->pos = de.offset;
 		} else if (de.offset == ctx->pos) {
@@ -190,10 +196,21 @@ static int ninep_dotl_emit_buf(struct ninep_session *s,
 	return found ? 1 : 2;
 }
 
+/*
+ * Treaddir rounds one getdents may make in a row without an entry to show.
+ * Cookies that lead in a circle through entries that are all skipped (or
+ * all before the position) would otherwise loop here for ever, under the
+ * directory's lock, which every writer and then every lookup there waits
+ * for; no honest server sends this many replies of skipped names in a row.
+ */
+#define NINEP_READDIR_IDLE_ROUNDS	64
+
 static int ninep_dotl_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct ninep_session *s = ninep_inode_session(file_inode(file));
 	struct ninep_open_file *of = file->private_data;
+	unsigned int idle = 0;
+	bool shown;
 	ssize_t n;
 	int ret;
 
@@ -205,9 +222,17 @@ static int ninep_dotl_readdir(struct file *file, struct dir_context *ctx)
 		of->dlen = 0;
 	for (;;) {
 		if (of->dlen) {
-			ret = ninep_dotl_emit_buf(s, of, ctx);
+			shown = false;
+			ret = ninep_dotl_emit_buf(s, of, ctx, &shown);
 			if (ret <= 0)
 				return ret;
+			idle = shown ? 0 : idle + 1;
+			if (idle > NINEP_READDIR_IDLE_ROUNDS) {
+				pr_warn_ratelimited("%s: Rreaddir: %u replies in a row with no entry to show (cookies in a circle?): EIO\n",
+						    s->addr ? s->addr : "fd",
+						    idle);
+				return -EIO;
+			}
 		}
 		of->dlen = 0;
 		n = ninep_readdir(of->fid, ctx->pos, of->dbuf, of->dcap);

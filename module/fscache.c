@@ -43,6 +43,8 @@
 #include <linux/uio.h>
 #include <linux/bvec.h>
 #include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <linux/wait_bit.h>
 
 #include "v9fs.h"
 #include "trans.h"
@@ -122,9 +124,21 @@ int ninep_fscache_session_init(struct ninep_session *s)
 	return 0;
 }
 
-/* After every inode of the mount went (kill_sb), or a failed mount. */
+/*
+ * After every inode of the mount went (kill_sb), or a failed mount. Writes
+ * to the disk cache complete asynchronously, in ninep_fscache_written(),
+ * code of this module that no reference pins: the umount waits for every
+ * one of them, so that nothing of the mount is left to run once the module
+ * may be unloaded. The grace period covers the few instructions of a
+ * completion after its count dropped (it counts with RCU held).
+ */
 void ninep_fscache_session_exit(struct ninep_session *s)
 {
+	if (atomic_read(&s->fscache_writes)) {
+		wait_var_event(&s->fscache_writes,
+			       !atomic_read(&s->fscache_writes));
+		synchronize_rcu();
+	}
 	if (s->fscache)
 		fscache_relinquish_volume(s->fscache, NULL, false);
 	s->fscache = NULL;
@@ -292,6 +306,7 @@ out:
 /* A write to the disk cache: the copy it writes from. */
 struct ninep_fscache_wreq {
 	struct netfs_cache_resources cres;
+	struct ninep_session *s;	/* counts it in fscache_writes */
 	unsigned int nr;
 	struct bio_vec bv[];
 };
@@ -305,12 +320,23 @@ static void ninep_fscache_wreq_free(struct ninep_fscache_wreq *wreq)
 	kfree(wreq);
 }
 
+/*
+ * The end of a write to the disk cache, in any context. Once the count
+ * drops, the session may be freed and the module unloaded: the session is
+ * not touched after it, and only the return is left (under RCU, which
+ * ninep_fscache_session_exit() waits out).
+ */
 static void ninep_fscache_written(void *priv, ssize_t ret, bool was_async)
 {
 	struct ninep_fscache_wreq *wreq = priv;
+	atomic_t *writes = &wreq->s->fscache_writes;
 
 	fscache_end_operation(&wreq->cres);
 	ninep_fscache_wreq_free(wreq);
+	rcu_read_lock();
+	if (atomic_dec_and_test(writes))
+		wake_up_var(writes);
+	rcu_read_unlock();
 }
 
 /*
@@ -369,6 +395,8 @@ void ninep_fscache_write(struct inode *inode, loff_t pos,
 		goto free;
 	}
 	iov_iter_bvec(&from, ITER_SOURCE, wreq->bv, pages, len);
+	wreq->s = ninep_inode_session(inode);
+	atomic_inc(&wreq->s->fscache_writes);
 	fscache_write(&wreq->cres, pos, &from, ninep_fscache_written, wreq);
 	return;
 

@@ -26,6 +26,7 @@
 #include <net/tcp.h>
 
 #include "client.h"
+#include "compat.h"
 #include "trans.h"
 
 struct sock_trans {
@@ -87,6 +88,8 @@ static int sock_open(struct ninep_trans *t, int family, int proto,
 		kfree(st);
 		return err;
 	}
+	/* The mounter's namespace lives as long as the socket does. */
+	ninep_sock_hold_net(sock->sk);
 	sock_tune(sock);
 	err = kernel_connect(sock, sa, salen, 0);
 	if (err) {

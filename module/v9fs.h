@@ -90,6 +90,7 @@ struct ninep_session {
 	struct ninep_client *clnt;
 	enum v9p_dialect dialect;	/* negotiated */
 	struct fscache_volume *fscache;	/* cache=fscache: the disk cache */
+	atomic_t fscache_writes;	/* writes to it not yet completed */
 };
 
 /*

@@ -71,6 +71,23 @@
  *			long: past the largest offset
  *	getlock-type	every Rgetlock says lock type 9 over the whole file
  *
+ *	readdir-cycle	Rreaddir entries are all named "a/b" (never shown), and
+ *			their cookies go round: 0 leads to 5, 5 to 6, 6 to 5
+ *
+ * Fid numbers (any dialect):
+ *	remove-flush	no Tremove is answered; a Tflush of one is, and the fid
+ *			stays as it was (the remove never happened); a Twalk or
+ *			Tattach to a fid the connection holds gets "fid in use"
+ *			(EBADF), as a server that checks fids does
+ *
+ * Directory reads of 9P2000 and 9P2000.u:
+ *	dirread-split	the root holds SPLIT_ENTRIES files f0000, f0001...
+ *			(and not "data"), read as read(5) says: a Tread at 0 or
+ *			where an entry begins, whole stat entries only; the
+ *			reply at entry i holds i % 7 + 1 entries (fewer when the
+ *			count is smaller), so that replies end at every entry
+ *			boundary in turn; an offset inside an entry is refused
+ *
  * Paired 9P2000.L modes: two requests that arrive together (the second within
  * 50 ms of the first, as a client sends the requests it overlaps) form a pair
  * when they are a Twalk of one name to "data" and a Tgetattr of a fid on
@@ -142,7 +159,9 @@ enum mode {
 	M_GETATTR_SHORT, M_GETATTR_NOMODE, M_GETATTR_LIES, M_READDIR_COUNT, M_READDIR_OVERRUN,
 	M_READDIR_NAME, M_READDIR_STUCK, M_IOUNIT, M_READLINK_LONG, M_STATFS_BSIZE0,
 	M_XATTR_HUGE, M_XATTR_BIG, M_XATTR_BIGREAD, M_XATTR_NONUL, M_LOCK_STATUS,
-	M_GETLOCK_RANGE, M_GETLOCK_TYPE, M_PAIR_SWAP, M_PAIR_FAIL, M_PAIR_OTHERFILE,
+	M_GETLOCK_RANGE, M_GETLOCK_TYPE,
+	M_REMOVE_FLUSH, M_READDIR_CYCLE, M_DIRREAD_SPLIT,
+	M_PAIR_SWAP, M_PAIR_FAIL, M_PAIR_OTHERFILE,
 	M_PAIR_SILENT
 };
 #define M_LAST	M_PAIR_SILENT
@@ -164,6 +183,8 @@ static const char *const mode_names[] = {
 	[M_GETLOCK_TYPE] = "getlock-type", [M_PAIR_SWAP] = "pair-swap",
 	[M_PAIR_FAIL] = "pair-fail", [M_PAIR_OTHERFILE] = "pair-otherfile",
 	[M_PAIR_SILENT] = "pair-silent",
+	[M_REMOVE_FLUSH] = "remove-flush", [M_READDIR_CYCLE] = "readdir-cycle",
+	[M_DIRREAD_SPLIT] = "dirread-split",
 };
 
 #define DATA_SIZE	65536
@@ -622,6 +643,12 @@ static int lreaddir(struct conn *c, struct v9p_fcall *t)
 			n = k < 0 ? k : n + k;
 		}
 		break;
+	case M_READDIR_CYCLE:
+		n = put_dirent(ent, sizeof(ent), QPATH_SRC, off == 5 ? 6 : 5, "a/b");
+		if (c->triggered++ == 0)
+			logmsg("Treaddir offset %llu: cookies 0 -> 5 -> 6 -> 5 (%s)",
+			       (unsigned long long)off, mode_names[mode]);
+		break;
 	case M_READDIR_OVERRUN:
 		if (off == 0) {
 			n = put_dirent(ent, sizeof(ent), QPATH_DATA, 1, "data");
@@ -693,6 +720,54 @@ static int lgetattr(struct conn *c, struct v9p_fcall *t, u64 q)
 	return write_full(c->wfd, c->out, n);
 }
 
+#define SPLIT_ENTRIES	300
+
+/* dirread-split: the stat of the root's entry @i, packed into @buf. */
+static int split_stat(struct conn *c, int i, u8 *buf, u32 size)
+{
+	struct v9p_stat st;
+	char name[16];
+
+	make_stat(QPATH_DATA, &st);
+	snprintf(name, sizeof(name), "f%04d", i);
+	v9p_str_set(&st.name, name);
+	st.qid.path = 1000 + i;
+	return v9p_stat_pack(&st, c->d, buf, size);
+}
+
+/* dirread-split: a Tread of the root (every entry has one size). */
+static int split_dirread(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .type = V9P_RREAD, .tag = t->tag };
+	u64 off = t->tread.offset;
+	u8 ent[2048];
+	int esize, i, k, m, n = 0, h;
+
+	esize = split_stat(c, 0, ent, sizeof(ent));
+	if (esize <= 0)
+		return -1;
+	if (off % esize) {
+		logmsg("Tread of the root at %llu: inside an entry of %d bytes",
+		       (unsigned long long)off, esize);
+		return send_error(c, t->tag, EINVAL);
+	}
+	i = off / esize;
+	for (k = 0; k <= i % 7 && i + k < SPLIT_ENTRIES; k++) {
+		m = split_stat(c, i + k, ent + n, sizeof(ent) - n);
+		if (m < 0 || (u32)(n + m) > t->tread.count)
+			break;
+		n += m;
+	}
+	if (!n && i < SPLIT_ENTRIES)
+		return send_error(c, t->tag, EINVAL);	/* count below one entry */
+	r.rread.count = n;
+	h = v9p_pack_io_hdr(&r, c->out, c->msize);
+	if (h < 0)
+		return -1;
+	memcpy(c->out + h, ent, n);
+	return write_full(c->wfd, c->out, h + n);
+}
+
 /* A directory read: every file of the root at offset 0, then the end. */
 static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 {
@@ -703,6 +778,8 @@ static int handle_dirread(struct conn *c, struct v9p_fcall *t)
 
 	if (t->type == V9P_TREADDIR)
 		return lreaddir(c, t);
+	if (mode == M_DIRREAD_SPLIT)
+		return split_dirread(c, t);
 	for (i = QPATH_DATA; i < NFILES && t->tread.offset == 0; i++) {
 		if (!file_exists[i])
 			continue;
@@ -1406,6 +1483,50 @@ static void serve_pairs(struct conn *c)
 	exit(0);
 }
 
+/*
+ * remove-flush: holds each Tremove unanswered; a Tflush of it is answered by
+ * serve_one() and the fid stays. A Twalk or Tattach to a fid in use fails.
+ * Returns 1 when @t was dealt with here, 0 to serve it as usual, -1 to close.
+ */
+static int remove_flush(struct conn *c, struct v9p_fcall *t)
+{
+	static int held = -1;	/* the tag of the Tremove held */
+	struct v9p_fcall r = { .tag = t->tag };
+	u32 newfid;
+
+	switch (t->type) {
+	case V9P_TREMOVE:
+		logmsg("Tremove of fid %u (tag %u): held", t->tremove.fid, t->tag);
+		held = t->tag;
+		return 1;
+	case V9P_TFLUSH:
+		if (t->tflush.oldtag == held) {
+			logmsg("Tremove (tag %u) flushed: its fid is kept", held);
+			held = -1;
+		}
+		return 0;
+	case V9P_TWALK:
+		if (t->twalk.newfid == t->twalk.fid)
+			return 0;
+		newfid = t->twalk.newfid;
+		break;
+	case V9P_TATTACH:
+		newfid = t->tattach.fid;
+		break;
+	default:
+		return 0;
+	}
+	if (!fid_slot(c, newfid, 0))
+		return 0;
+	logmsg("%s to fid %u: fid in use", v9p_type_name(t->type), newfid);
+	if (c->d == V9P_9P2000L)
+		return send_error(c, t->tag, EBADF) ? -1 : 1;
+	r.type = V9P_RERROR;
+	v9p_str_set(&r.rerror.ename, "fid in use");
+	r.rerror.errcode = EBADF;
+	return send_fcall(c, &r) ? -1 : 1;
+}
+
 static void serve_conn(int rfd, int wfd)
 {
 	struct conn *c = calloc(1, sizeof(*c));
@@ -1484,6 +1605,13 @@ static void serve_conn(int rfd, int wfd)
 			if (fail_write(c, &t))
 				break;
 			continue;
+		}
+		if (mode == M_REMOVE_FLUSH) {
+			ret = remove_flush(c, &t);
+			if (ret < 0)
+				break;
+			if (ret > 0)
+				continue;
 		}
 		if (is_trigger(c, &t)) {
 			c->triggered = 1;

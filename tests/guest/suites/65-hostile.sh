@@ -551,6 +551,86 @@ for c in $clients; do
 	timed errors $c
 done
 
+# --- a Tremove flushed: its fid number is not reused while the server has it --
+# hostile-remove-flush holds every Tremove unanswered and answers its Tflush,
+# the fid kept (the remove never happened); a Twalk to a fid in use fails.
+# With timeout=1 the unlink fails with ETIMEDOUT; then every open walks a new
+# fid, none of which may be the one the server still holds. Ours only: the
+# in-tree client has no timeout= and would wait for the Rremove for ever.
+remove_flush() { # remove_flush CLIENT
+	_c=$1 _m=/mnt/hostile65-$1
+	hostile_start -m remove-flush
+	if ! mount_9p $_c tcp $DIALECT $HPORT $_m timeout=1 > "$OUT/mount.txt" 2>&1; then
+		expect $_c "remove-flush: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		hostile_stop
+		return
+	fi
+	_r=$(timeout -s KILL 20 rm $_m/data 2>&1; echo "rc $?")
+	diag "$_c: remove-flush: rm of data, Tremove flushed: $(echo $_r | tr '\n' ' ')"
+	_r=
+	for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		case $(probe read $_m/data) in
+		"ok "*) _r="${_r}ok " ;;
+		*) _r="$_r$(tr ' ' '-' < "$OUT/probe.txt") " ;;
+		esac
+	done
+	_v=$(echo $_r | tr ' ' '\n' | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+	expect $_c "remove-flush: 16 opens and reads after a flushed Tremove all succeed" \
+		"$_v" " 16 ok;"
+	expect $_c "remove-flush: no Twalk or Tattach to a fid the server still holds" \
+		"$(grep -c 'fid in use' "$OUT/hostile.log")" 0
+	expect $_c "remove-flush: umount" \
+		"$(timeout 30 umount $_m 2>&1 && echo unmounted)" unmounted
+	hostile_stop
+	mountpoint -q $_m 2> /dev/null && umount -l $_m
+}
+
+# --- .L Rreaddir cookies in a circle ----------------------------------------
+# Every entry is named "a/b" (never shown) and the cookies go 0 -> 5 -> 6 -> 5:
+# getdents(2) must return an error within its bound (20 s) and not loop in the
+# kernel under the directory's lock.
+readdir_cycle() { # readdir_cycle CLIENT
+	_c=$1
+	lstart $_c readdir-cycle -m readdir-cycle || return
+	_r=$(lprobe readdir $LM)
+	case $_r in
+	killed) _v="still looping after 20 s" ;;
+	*) _v="$(an_error "$_r")" ;;
+	esac
+	expect $_c ".L Rreaddir cookies in a circle, no name shown: getdents(2) fails" \
+		"$_v" "an error below 512"
+	diag "$_c: getdents on cookies in a circle: $_r"
+	lstop $_c readdir-cycle
+}
+
+# --- 9P2000 and .u directory reads cut at every entry boundary ---------------
+# hostile-9p dirread-split serves 300 entries read(5)'s way, each reply ending
+# at another entry boundary (1 to 7 entries); getdents(2) into 4 KiB buffers
+# (lprobe) must count every one, in both dialects.
+dirread_split() { # dirread_split CLIENT
+	_c=$1 _m=/mnt/hostile65-$1
+	for _d in 9p2000 9p2000.u; do
+		hostile_start -m dirread-split
+		if ! mount_9p $_c tcp $_d $HPORT $_m > "$OUT/mount.txt" 2>&1; then
+			expect $_c "dirread-split $_d: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+			hostile_stop
+			continue
+		fi
+		_r=$(lprobe readdir $_m)
+		expect $_c "$_d: 300 entries in replies cut at every entry boundary: getdents(2) counts all" \
+			"$(echo "$_r" | cut -d' ' -f1-2)" "ok 300"
+		grep 'inside an entry' "$OUT/hostile.log" | head -n 3 | sed 's/^/#   /'
+		hostile_stop
+		umount_9p $_m 2> /dev/null || umount -l $_m
+	done
+}
+
+for c in $clients; do
+	[ $c = 9P ] && timed remove_flush $c
+	timed readdir_cycle $c
+	timed dirread_split $c
+done
+
 # The in-tree client's last superblock may still be going away (its umount of a
 # misbehaving server returned before the module was free): try for up to 10 s.
 case " $clients " in
