@@ -11,12 +11,13 @@
 # lprobe       one stat/readlink/statfs/getdents/read-all call, prints the errno (tests/guest/lprobe.c)
 # cachebind    brings up a cachefiles cache and holds it, cachefilesd without culling (tests/guest/cachebind.c)
 # trunc-race   ftruncate(2) or open(O_TRUNC) beside a writing shared mapping: the server keeps the new size (tests/guest/trunc_race.c)
+# size-race    fstat(2) answered after a write(2) with the old size, under a shared mapping (tests/guest/size_race.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
 GUEST_TEST_PROGS := $(GUEST_BIN)/posix-suite $(GUEST_BIN)/fsx $(GUEST_BIN)/mmap-check \
 	$(GUEST_BIN)/v9bench $(GUEST_BIN)/fdmount $(GUEST_BIN)/ioprobe $(GUEST_BIN)/lockrun \
-	$(GUEST_BIN)/lprobe $(GUEST_BIN)/cachebind $(GUEST_BIN)/trunc-race
+	$(GUEST_BIN)/lprobe $(GUEST_BIN)/cachebind $(GUEST_BIN)/trunc-race $(GUEST_BIN)/size-race
 # hostile-9p needs the proto/ codec; build it once proto/v9p.h exists.
 ifneq ($(wildcard proto/v9p.h),)
 GUEST_TEST_PROGS += $(GUEST_BIN)/hostile-9p
@@ -69,5 +70,9 @@ $(GUEST_BIN)/cachebind: tests/guest/cachebind.c
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
 $(GUEST_BIN)/trunc-race: tests/guest/trunc_race.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -pthread -o $@ $<
+
+$(GUEST_BIN)/size-race: tests/guest/size_race.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -pthread -o $@ $<
