@@ -587,7 +587,8 @@ alias_op() {
 		return
 	fi
 	timeout -s KILL 15 mkdir $_m/x > "$OUT/mkdir.txt" 2>&1
-	diag "$_c: $_d mkdir x (answered with the root's qid): exit $? $(cat "$OUT/mkdir.txt")"
+	_rc=$?
+	diag "$_c: $_d mkdir x (answered with the root's qid): exit $_rc $(cat "$OUT/mkdir.txt")"
 	case $_op in
 	rmdir) rmdir $_m/x > "$OUT/alias.txt" 2>&1 & ;;
 	mv) mv $_m/x/data $_m/moved > "$OUT/alias.txt" 2>&1 & ;;
@@ -596,8 +597,9 @@ alias_op() {
 	_p=$!
 	if wait_until 15 gone $_p; then
 		wait $_p
+		_rc=$?
 		_r=returned
-		diag "$_c: $_d $_op: exit $? $(head -c 200 "$OUT/alias.txt" | tr '\n' ' ')"
+		diag "$_c: $_d $_op: exit $_rc $(head -c 200 "$OUT/alias.txt" | tr '\n' ' ')"
 	else
 		_st=$(cut -d' ' -f3 "/proc/$_p/stat" 2> /dev/null)
 		kill -9 $_p 2> /dev/null
@@ -605,7 +607,7 @@ alias_op() {
 			_r="killed after 15 s (state $_st)"
 		else
 			_r="hung in state $(cut -d' ' -f3 "/proc/$_p/stat" 2> /dev/null)"
-			grep -h 'lock\|down\|rwsem\|rename' "/proc/$_p/stack" 2> /dev/null |
+			grep -h 'lock\|down\|rwsem\|rename\|rmdir' "/proc/$_p/stack" 2> /dev/null |
 				head -n 5 | sed 's/^/#   /'
 		fi
 	fi
