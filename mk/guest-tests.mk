@@ -13,13 +13,15 @@
 # trunc-race   ftruncate(2) or open(O_TRUNC) beside a writing shared mapping: the server keeps the new size (tests/guest/trunc_race.c)
 # map-ro       a read-only shared mapping of a file open for writing: made, coherent, never writable (tests/guest/map_ro.c)
 # wb-hold      dirties a file's pages, or pokes their write-back, a step per SIGUSR1 (tests/guest/wb_hold.c)
+# size-race    fstat(2) answered after a write(2) with the old size, under a shared mapping (tests/guest/size_race.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
 GUEST_TEST_PROGS := $(GUEST_BIN)/posix-suite $(GUEST_BIN)/fsx $(GUEST_BIN)/mmap-check \
 	$(GUEST_BIN)/v9bench $(GUEST_BIN)/fdmount $(GUEST_BIN)/ioprobe $(GUEST_BIN)/lockrun \
 	$(GUEST_BIN)/lprobe $(GUEST_BIN)/cachebind $(GUEST_BIN)/trunc-race $(GUEST_BIN)/map-ro \
-	$(GUEST_BIN)/wb-hold
+	$(GUEST_BIN)/wb-hold \
+	$(GUEST_BIN)/size-race
 # hostile-9p needs the proto/ codec; build it once proto/v9p.h exists.
 ifneq ($(wildcard proto/v9p.h),)
 GUEST_TEST_PROGS += $(GUEST_BIN)/hostile-9p
@@ -82,3 +84,7 @@ $(GUEST_BIN)/map-ro: tests/guest/map_ro.c
 $(GUEST_BIN)/wb-hold: tests/guest/wb_hold.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/size-race: tests/guest/size_race.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -pthread -o $@ $<

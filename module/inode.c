@@ -86,11 +86,16 @@ void ninep_inode_cache_exit(void)
  * i_size_write() needs its writers serialised (a seqcount on 32-bit SMP).
  * A write(2) sets the size under the inode lock, but attribute refreshes
  * (getattr, lookup, llseek, open) do not hold it: every writer takes
- * i_lock instead. @grow: only raise the size (the end of a write).
+ * i_lock instead. @grow: only raise the size (the end of a write); that
+ * write counts in wb_gen as a write-back does, since a refresh whose
+ * request went out before it may carry the size from before it
+ * (ninep_size_pending(), which reads the count under i_lock too).
  */
 void ninep_i_size_set(struct inode *inode, loff_t size, bool grow)
 {
 	spin_lock(&inode->i_lock);
+	if (grow)
+		atomic_inc(&NINEP_I(inode)->wb_gen);
 	if (!grow || size > i_size_read(inode))
 		i_size_write(inode, size);
 	spin_unlock(&inode->i_lock);
@@ -103,11 +108,16 @@ long ninep_size_gen(struct inode *inode)
 }
 
 /*
- * cache=loose: bytes written through the cache and not yet on the server
- * are past the size the server reports. A refresh may only raise the size
- * while any are cached dirty or under write-back, or if a write-back was
+ * Every mode that writes dirty pages back (cache=mmap and loose): bytes
+ * written through the cache or a shared mapping and not yet on the server
+ * are past the size the server reports, and so, for a while, are those of
+ * a write just answered. A refresh may only raise the size while any are
+ * cached dirty or under write-back, or if a write or a write-back was
  * answered since @gen was taken (the reply may predate its Twrite), or
- * with no @gen (a lookup: the open that follows it refreshes again). The
+ * with no @gen (a lookup; stat(2), SEEK_END, O_APPEND and, in cache=loose,
+ * the open that follows ask again with one). A size lowered under dirty
+ * folios would end their write-back unsent (ninep_wb_add() sends nothing
+ * past it) and make stores into the pages past it fail with SIGBUS. The
  * tags are read first: write-back counts itself before it clears them,
  * and write_end marks a folio dirty before it grows the size.
  */
@@ -115,7 +125,7 @@ static bool ninep_size_pending(struct inode *inode, long gen)
 {
 	struct address_space *mapping = inode->i_mapping;
 
-	if (!S_ISREG(inode->i_mode) || !ninep_cache_loose(inode))
+	if (!S_ISREG(inode->i_mode) || !ninep_cache_writeback(inode))
 		return false;
 	if (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) ||
 	    mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK))
@@ -262,6 +272,22 @@ static void ninep_link_count(struct inode *inode, const struct v9p_str *ext)
 }
 
 /*
+ * Whether a stat record from @s's server can be applied to an inode: its
+ * length must be one a file may have (as ninep_dotl_check() asks of an
+ * Rgetattr), or it would make a negative size. Logs what is wrong; 0 or
+ * -EIO.
+ */
+static int ninep_stat_check(const struct ninep_session *s,
+			    const struct v9p_stat *st)
+{
+	if (st->length <= MAX_LFS_FILESIZE)
+		return 0;
+	pr_warn_ratelimited("Rstat from %s of qid %llx has a length beyond what a file may hold (%llu): EIO\n",
+			    s->addr ?: "fd", st->qid.path, st->length);
+	return -EIO;
+}
+
+/*
  * Refresh an inode's attributes from a stat. The file type of an existing
  * inode never changes here: lookup finds a new inode for a file whose type
  * did (the type is part of the key).
@@ -316,6 +342,12 @@ static int ninep_iget_test(struct inode *inode, void *data)
 	       (inode->i_mode & S_IFMT) == key->type && inode->i_nlink;
 }
 
+/* A file just made is no cached inode's: see ninep_iget(). */
+static int ninep_iget_test_none(struct inode *inode, void *data)
+{
+	return 0;
+}
+
 static int ninep_iget_set(struct inode *inode, void *data)
 {
 	const struct ninep_iget_key *key = data;
@@ -331,17 +363,28 @@ static int ninep_iget_set(struct inode *inode, void *data)
  * so hard links share an inode. @st (9P2000, .u) or @ga (.L, checked by
  * ninep_dotl_check()) gives the attributes, or neither: for a new file the
  * creator's mode and owner then stand in until the next getattr.
+ *
+ * @created: the file was just made by this client, and gets an inode of
+ * its own, never one found in the cache. A cached inode with its qid is
+ * another file's (a server that reuses the number of a file removed
+ * elsewhere) or, from a server that answers with a wrong qid, that of a
+ * directory in use: instantiated with it, the new name would be a second
+ * dentry of a directory inode, and the VFS, which locks a parent and a
+ * child (rmdir of the name) or two parents (a rename between the two
+ * names) by their inodes, would take that one lock twice and wait for
+ * ever. Lookups find the newest inode of a key first.
  */
 struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
-			 const struct v9p_rgetattr *ga)
+			 const struct v9p_rgetattr *ga, bool created)
 {
 	struct ninep_session *s = ninep_sb_session(sb);
 	struct ninep_iget_key key = { .path = qid->path, .type = mode & S_IFMT };
 	bool dotl = ninep_dotl(s);
 	struct inode *inode;
 
-	inode = iget5_locked(sb, (unsigned long)qid->path, ninep_iget_test,
+	inode = iget5_locked(sb, (unsigned long)qid->path,
+			     created ? ninep_iget_test_none : ninep_iget_test,
 			     ninep_iget_set, &key);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
@@ -395,6 +438,7 @@ int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 	long gen = ninep_size_gen(inode);
 	struct ninep_attr_stamp stamp;
 	struct v9p_stat *st;
+	int err;
 
 	if (!fid)
 		return -EIO;
@@ -404,6 +448,11 @@ int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid)
 	st = ninep_stat(fid);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
+	err = ninep_stat_check(ninep_inode_session(inode), st);
+	if (err) {
+		kfree(st);
+		return err;
+	}
 	ninep_stat_to_inode(inode, st, gen);
 	ninep_attr_fetched(inode, &stamp);
 	kfree(st);
@@ -831,39 +880,58 @@ struct ninep_fid *ninep_parent_fid(struct dentry *dentry)
 
 /* ---- lookup ---- */
 
-/* The inode of the file @fid is on, from one Tstat. */
+/* The inode of the file @fid is on, from one Tstat (see ninep_iget()). */
 static struct inode *ninep_stat_inode_from_fid(struct super_block *sb,
-					       struct ninep_fid *fid)
+					       struct ninep_fid *fid,
+					       bool created)
 {
 	struct v9p_stat *st = ninep_stat(fid);
 	struct inode *inode;
 	umode_t mode;
 	dev_t rdev;
+	int err;
 
 	if (IS_ERR(st))
 		return ERR_CAST(st);
+	err = ninep_stat_check(ninep_sb_session(sb), st);
+	if (err) {
+		kfree(st);
+		return ERR_PTR(err);
+	}
 	mode = ninep_stat_mode(ninep_sb_session(sb), st, &rdev);
-	inode = ninep_iget(sb, &st->qid, mode, rdev, st, NULL);
+	inode = ninep_iget(sb, &st->qid, mode, rdev, st, NULL, created);
 	kfree(st);
 	return inode;
 }
 
-/* The inode of the file @fid is on: one Tstat, or Tgetattr in .L. */
+/*
+ * The inode of the file @fid is on: one Tstat, or Tgetattr in .L; of its
+ * own if @created (see ninep_iget()).
+ */
+static struct inode *ninep_fid_inode(struct super_block *sb,
+				     struct ninep_fid *fid, bool created)
+{
+	if (ninep_dotl(ninep_sb_session(sb)))
+		return ninep_dotl_inode_from_fid(sb, fid, created);
+	return ninep_stat_inode_from_fid(sb, fid, created);
+}
+
+/* The inode of the file @fid is on, found in the cache if it is there. */
 struct inode *ninep_inode_from_fid(struct super_block *sb,
 				   struct ninep_fid *fid)
 {
-	if (ninep_dotl(ninep_sb_session(sb)))
-		return ninep_dotl_inode_from_fid(sb, fid);
-	return ninep_stat_inode_from_fid(sb, fid);
+	return ninep_fid_inode(sb, fid, false);
 }
 
 /*
  * Walk from the parent's fid to @dentry's name (Twalk) and find its inode
- * (ninep_inode_from_fid()); the new fid goes on @dentry, before it becomes
- * visible. A name that is not there is -ENOENT. The dentry's d_time is set
- * first, for the positive or negative dentry this makes.
+ * (ninep_fid_inode(), @created as there); the new fid goes on @dentry,
+ * before it becomes visible. A name that is not there is -ENOENT. The
+ * dentry's d_time is set first, for the positive or negative dentry this
+ * makes.
  */
-static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
+static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry,
+				       bool created)
 {
 	struct ninep_attr_stamp stamp;
 	struct ninep_fid *dfid;
@@ -881,7 +949,7 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry)
 	ninep_fid_put(dfid);
 	if (IS_ERR(fid))
 		return ERR_CAST(fid);
-	inode = ninep_inode_from_fid(dir->i_sb, fid);
+	inode = ninep_fid_inode(dir->i_sb, fid, created);
 	if (IS_ERR(inode)) {
 		ninep_fid_put(fid);
 		return inode;
@@ -901,7 +969,7 @@ struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 	if (dentry->d_name.len > NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);
 
-	inode = ninep_walk_dentry(dir, dentry);
+	inode = ninep_walk_dentry(dir, dentry, false);
 	if (IS_ERR(inode)) {
 		/* Gone before its attributes came counts as not there: negative. */
 		if (PTR_ERR(inode) != -ENOENT)
@@ -909,6 +977,8 @@ struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 		inode = NULL;
 	}
 	/*
+	 * A directory's inode has one dentry: if it has one already, that
+	 * one moves here (or, being an ancestor of this name, is refused).
 	 * If an alias is spliced in instead, that alias keeps its own fid and
 	 * ours goes with this dentry when the caller drops it.
 	 */
@@ -916,17 +986,41 @@ struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 }
 
 /*
- * Walk to a name that exists on the server (made there by this client, or
- * found there by a create) and make the negative @dentry positive.
+ * Walk to the file this client just made under @dentry's name (.L:
+ * Tlcreate, Tmkdir, Tsymlink, Tmknod) and make the negative @dentry
+ * positive with an inode of its own (ninep_iget(), @created).
  */
-int ninep_instantiate(struct inode *dir, struct dentry *dentry)
+int ninep_instantiate_new(struct inode *dir, struct dentry *dentry)
 {
-	struct inode *inode = ninep_walk_dentry(dir, dentry);
+	struct inode *inode = ninep_walk_dentry(dir, dentry, true);
 
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
 	d_instantiate(dentry, inode);
 	return 0;
+}
+
+/*
+ * Walk to a name that exists on the server but was not made by this call
+ * (a create found it taken; a .L hard link) and give negative, hashed
+ * @dentry its file, found in the inode cache as a lookup finds it. A
+ * file of another type may have several dentries (hard links); a
+ * directory's inode gets none more: @dentry is unhashed and spliced as a
+ * lookup's is. NULL if @dentry is the file's now, else the dentry that
+ * is (referenced, for the caller to put), or an ERR_PTR.
+ */
+struct dentry *ninep_instantiate(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = ninep_walk_dentry(dir, dentry, false);
+
+	if (IS_ERR(inode))
+		return ERR_CAST(inode);
+	if (!S_ISDIR(inode->i_mode)) {
+		d_instantiate(dentry, inode);
+		return NULL;
+	}
+	d_drop(dentry);
+	return d_splice_alias(inode, dentry);
 }
 
 /* ---- creation ---- */
@@ -979,7 +1073,8 @@ static int ninep_create_common(struct inode *dir, struct dentry *dentry,
 		inc_nlink(link_inode);
 		inode = link_inode;
 	} else {
-		inode = ninep_iget(dir->i_sb, &fid->qid, mode, rdev, NULL, NULL);
+		inode = ninep_iget(dir->i_sb, &fid->qid, mode, rdev, NULL, NULL,
+				   true);
 		if (IS_ERR(inode)) {
 			err = PTR_ERR(inode);
 			ninep_fid_put(fid);
@@ -1042,6 +1137,7 @@ int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
 	unsigned int oflags = ninep_cache_open_flags(dir, flags);
 	struct dentry *res = NULL;
 	struct ninep_open_file *of;
+	struct dentry *alias;
 	struct ninep_fid *ofid;
 	int err;
 
@@ -1066,9 +1162,15 @@ int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
 		err = ninep_create_open(dir, dentry, mode, oflags, &ofid);
 	if (err == -EEXIST && !(flags & O_EXCL)) {
 		kfree(of);
-		err = ninep_instantiate(dir, dentry);
-		if (err)
+		alias = ninep_instantiate(dir, dentry);
+		if (IS_ERR(alias)) {
+			err = PTR_ERR(alias);
 			goto out;
+		}
+		if (alias) {
+			dput(res);
+			res = alias;
+		}
 		return finish_no_open(file, res);
 	}
 	if (err) {

@@ -229,9 +229,9 @@ struct ninep_fid *ninep_dotl_walk_lopen_fetch(struct inode *inode,
 					NINEP_DOTL_MASK, &af->ga, &af->err);
 }
 
-/* The inode of the file @fid is on, from one Tgetattr. */
+/* The inode of the file @fid is on, from one Tgetattr (see ninep_iget()). */
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
-					struct ninep_fid *fid)
+					struct ninep_fid *fid, bool created)
 {
 	struct v9p_rgetattr ga;
 	dev_t rdev = 0;
@@ -244,7 +244,7 @@ struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 		return ERR_PTR(err);
 	if (S_ISCHR(ga.mode) || S_ISBLK(ga.mode))
 		ninep_dotl_rdev(ga.rdev, &rdev);
-	return ninep_iget(sb, &ga.qid, ga.mode, rdev, NULL, &ga);
+	return ninep_iget(sb, &ga.qid, ga.mode, rdev, NULL, &ga, created);
 }
 
 /*
@@ -299,7 +299,7 @@ int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 			    ninep_dotl_gid());
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_instantiate(dir, dentry);
+		err = ninep_instantiate_new(dir, dentry);
 	err = ninep_acl_inherit(dentry, &acls, err);
 	if (err || !ofidp)
 		ninep_fid_put(ofid);
@@ -331,7 +331,7 @@ static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_instantiate(dir, dentry);
+		err = ninep_instantiate_new(dir, dentry);
 	return ninep_acl_inherit(dentry, &acls, err);
 }
 
@@ -347,7 +347,7 @@ static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
 			    ninep_dotl_gid(), NULL);
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
-	return err ? err : ninep_instantiate(dir, dentry);
+	return err ? err : ninep_instantiate_new(dir, dentry);
 }
 
 static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
@@ -370,15 +370,20 @@ static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_instantiate(dir, dentry);
+		err = ninep_instantiate_new(dir, dentry);
 	return ninep_acl_inherit(dentry, &acls, err);
 }
 
-/* Tlink; the new name's walk finds the shared inode with its new count. */
+/*
+ * Tlink; the new name's walk finds the shared inode with its new count
+ * (a directory, which a server should never answer with, is spliced and
+ * gets no second dentry: see ninep_instantiate()).
+ */
 static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 			   struct dentry *dentry)
 {
 	struct ninep_fid *dfid, *fid;
+	struct dentry *alias;
 	int err;
 
 	fid = ninep_fid_lookup(old_dentry);
@@ -394,7 +399,13 @@ static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 	ninep_fid_put(fid);
 	ninep_attr_stale(dir);
 	ninep_attr_stale(d_inode(old_dentry));	/* its link count */
-	return err ? err : ninep_instantiate(dir, dentry);
+	if (err)
+		return err;
+	alias = ninep_instantiate(dir, dentry);
+	if (IS_ERR(alias))
+		return PTR_ERR(alias);
+	dput(alias);
+	return 0;
 }
 
 /*

@@ -99,7 +99,8 @@ struct ninep_session {
  * mapping of the file, or in cache=loose of its first write(2) through the
  * cache; dirty pages go back through it until the inode is evicted. Set
  * once under i_lock, then only read. wb_gen counts the write-back runs
- * answered, for ninep_i_size_refresh(). cache_ctime and cache_size
+ * and the writes that may grow the file answered, for
+ * ninep_i_size_refresh(). cache_ctime and cache_size
  * (cache=loose, under the inode lock) are the server's attributes the
  * cached pages were valid for, checked at each open. attr_time and
  * attr_fetched (the session's attr_epoch then) stamp the last request whose
@@ -236,7 +237,8 @@ struct inode *ninep_inode_from_fid(struct super_block *sb,
 struct ninep_fid *ninep_parent_fid(struct dentry *dentry);
 struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 			    unsigned int flags);
-int ninep_instantiate(struct inode *dir, struct dentry *dentry);
+int ninep_instantiate_new(struct inode *dir, struct dentry *dentry);
+struct dentry *ninep_instantiate(struct inode *dir, struct dentry *dentry);
 void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st,
 			 long gen);
 void ninep_i_size_set(struct inode *inode, loff_t size, bool grow);
@@ -257,7 +259,7 @@ int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
 			 const struct v9p_tsetattr *sa);
 struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
 			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
-			 const struct v9p_rgetattr *ga);
+			 const struct v9p_rgetattr *ga, bool created);
 int ninep_remove_dentry(struct dentry *dentry);
 int ninep_remove_fid(struct ninep_fid *fid);
 void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry);
@@ -302,7 +304,7 @@ struct ninep_fid *ninep_dotl_walk_lopen_fetch(struct inode *inode,
 					      int *lerr,
 					      struct ninep_attr_fetch *af);
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
-					struct ninep_fid *fid);
+					struct ninep_fid *fid, bool created);
 int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 			   umode_t mode, unsigned int f_flags,
 			   struct ninep_fid **ofidp);

@@ -125,6 +125,24 @@
  *			name check before an O_TRUNC open) is a group too
  *	pair-silent	the member named by -t is never answered (a Tflush of it
  *			is), the others are
+ *
+ * Modes of made directories and of sizes (every dialect):
+ *	mkdir-parentqid	a directory made (Tmkdir, or Tcreate with DMDIR) is
+ *			answered with the qid of the directory it was made in,
+ *			and so is every Twalk to its name: it is one more name
+ *			of its parent. Tunlinkat of the name removes it; a
+ *			Tremove of the parent is refused (EBUSY)
+ *	hugelength	as none, and every Twrite of "data" is logged with its
+ *			offset ("Twrite of data at OFFSET"); with -S 2^63 or
+ *			more the length a stat of "data" says is past the
+ *			largest file offset
+ *	stale-size	a Tgetattr or Tstat of "data" that a Twrite of "data"
+ *			follows within a second is answered after the Twrite,
+ *			300 ms later, with the length "data" had when the
+ *			Tgetattr arrived (a reply the server sent before the
+ *			Twrite landed). A Twrite past the end of "data" makes it
+ *			longer (logged: "data is now N bytes"); a Tread past
+ *			64 KiB gives nothing
  * Outside the xattr-* modes Txattrwalk and Txattrcreate get EOPNOTSUPP; there
  * every name has the value "hostile-xattr-16" and the list is "user.h".
  * Outside the lock modes Tlock and Tgetlock get EOPNOTSUPP.
@@ -162,9 +180,12 @@ enum mode {
 	M_GETLOCK_RANGE, M_GETLOCK_TYPE,
 	M_REMOVE_FLUSH, M_READDIR_CYCLE, M_DIRREAD_SPLIT,
 	M_PAIR_SWAP, M_PAIR_FAIL, M_PAIR_OTHERFILE,
-	M_PAIR_SILENT
+	M_PAIR_SILENT,
+	/* made directories and sizes: not pair-* modes */
+	M_MKDIR_PARENTQID, M_HUGELENGTH, M_STALE_SIZE
 };
-#define M_LAST	M_PAIR_SILENT
+#define M_LAST	M_STALE_SIZE
+#define pair_mode(m)	((m) >= M_PAIR_SWAP && (m) <= M_PAIR_SILENT)
 
 static const char *const mode_names[] = {
 	[M_NONE] = "none", [M_MALFORMED] = "malformed", [M_OVERSIZED] = "oversized",
@@ -185,6 +206,8 @@ static const char *const mode_names[] = {
 	[M_PAIR_SILENT] = "pair-silent",
 	[M_REMOVE_FLUSH] = "remove-flush", [M_READDIR_CYCLE] = "readdir-cycle",
 	[M_DIRREAD_SPLIT] = "dirread-split",
+	[M_MKDIR_PARENTQID] = "mkdir-parentqid", [M_HUGELENGTH] = "hugelength",
+	[M_STALE_SIZE] = "stale-size",
 };
 
 #define DATA_SIZE	65536
@@ -936,7 +959,7 @@ static int serve_one(struct conn *c, struct v9p_fcall *t)
 		return handle_walk(c, t);
 	case V9P_TCLUNK:
 		q = fid_slot(c, t->tclunk.fid, 0);
-		if (q && mode >= M_PAIR_SWAP && *q == QPATH_DATA &&
+		if (q && pair_mode(mode) && *q == QPATH_DATA &&
 		    c->fids[fid_index(c, q)].opened) {
 			data_gen++;
 			logmsg("data changed (%u) after the close of an opened fid", data_gen);
@@ -1527,6 +1550,205 @@ static int remove_flush(struct conn *c, struct v9p_fcall *t)
 	return send_fcall(c, &r) ? -1 : 1;
 }
 
+/* ---- mkdir-parentqid, hugelength, stale-size ---- */
+
+#define MAX_MADE	8
+/* mkdir-parentqid: the names made, and the qpath each stands for (0: free) */
+static char made_name[MAX_MADE][64];
+static u64 made_qpath[MAX_MADE];
+
+/* The slot of the made name @w, -1 if none. */
+static int made_named(const struct v9p_str *w)
+{
+	int i;
+
+	for (i = 0; i < MAX_MADE; i++)
+		if (made_qpath[i] && v9p_str_eq(w, made_name[i]))
+			return i;
+	return -1;
+}
+
+/* A directory @name made in the directory of @parent: it is @parent. */
+static int made_add(struct conn *c, u16 tag, const struct v9p_str *name, u64 parent)
+{
+	int i;
+
+	if (parent != QPATH_ROOT)
+		return send_error(c, tag, ENOTDIR);
+	if (made_named(name) >= 0 || file_named(name))
+		return send_error(c, tag, EEXIST);
+	for (i = 0; i < MAX_MADE && made_qpath[i]; i++)
+		;
+	if (i == MAX_MADE || name->len >= sizeof(made_name[i]))
+		return send_error(c, tag, ENOSPC);
+	memcpy(made_name[i], name->s, name->len);
+	made_name[i][name->len] = '\0';
+	made_qpath[i] = parent;
+	logmsg("mkdir %s: answered with its parent's qid (qid path %llu)", made_name[i],
+	       (unsigned long long)parent);
+	return 1;
+}
+
+/* mkdir-parentqid: Twalk, where a made name stands for its parent. */
+static int made_walk(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .type = V9P_RWALK, .tag = t->tag };
+	u64 *from = fid_slot(c, t->twalk.fid, 0), *to, q;
+	int i, f, k;
+
+	if (!from)
+		return send_error(c, t->tag, EBADF);
+	q = *from;
+	for (i = 0; i < t->twalk.nwname; i++) {
+		const struct v9p_str *w = &t->twalk.wname[i];
+
+		f = q == QPATH_ROOT ? file_named(w) : 0;
+		k = q == QPATH_ROOT ? made_named(w) : -1;
+		if (f)
+			q = f;
+		else if (k >= 0)
+			q = made_qpath[k];
+		else if (q == QPATH_ROOT && v9p_str_eq(w, ".."))
+			q = QPATH_ROOT;
+		else
+			break;
+		r.rwalk.wqid[i] = make_qid(q);
+	}
+	if (i < t->twalk.nwname && i == 0)
+		return send_error(c, t->tag, ENOENT);
+	r.rwalk.nwqid = i;
+	if (i == t->twalk.nwname) {
+		to = fid_slot(c, t->twalk.newfid, 1);
+		if (!to)
+			return send_error(c, t->tag, EMFILE);
+		*to = q;
+	}
+	return send_fcall(c, &r);
+}
+
+/*
+ * The requests mkdir-parentqid and hugelength answer their own way: 1 when
+ * @t was, 0 when it is for serve_one(), -1 to close.
+ */
+static int serve_made(struct conn *c, struct v9p_fcall *t)
+{
+	struct v9p_fcall r = { .tag = t->tag };
+	u64 *q;
+	int k;
+
+	if (mode == M_HUGELENGTH) {
+		if (t->type == V9P_TWRITE && is_data(c, t->twrite.fid))
+			logmsg("Twrite of data at %llu", (unsigned long long)t->twrite.offset);
+		return 0;
+	}
+	switch (t->type) {
+	case V9P_TWALK:
+		return made_walk(c, t) ? -1 : 1;
+	case V9P_TMKDIR:
+		q = fid_slot(c, t->tmkdir.dfid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF) ? -1 : 1;
+		k = made_add(c, t->tag, &t->tmkdir.name, *q);
+		if (k <= 0)
+			return k ? -1 : 1;
+		r.type = V9P_RMKDIR;
+		r.rmkdir.qid = make_qid(*q);
+		return send_fcall(c, &r) ? -1 : 1;
+	case V9P_TCREATE:
+		q = fid_slot(c, t->tcreate.fid, 0);
+		if (!q)
+			return send_error(c, t->tag, EBADF) ? -1 : 1;
+		if (!(t->tcreate.perm & V9P_DMDIR))
+			return send_error(c, t->tag, EPERM) ? -1 : 1;
+		k = made_add(c, t->tag, &t->tcreate.name, *q);
+		if (k <= 0)
+			return k ? -1 : 1;
+		/* the fid is the new directory, opened: the parent again */
+		c->fids[fid_index(c, q)].opened = 1;
+		r.type = V9P_RCREATE;
+		r.rcreate.qid = make_qid(*q);
+		return send_fcall(c, &r) ? -1 : 1;
+	case V9P_TUNLINKAT:
+		k = made_named(&t->tunlinkat.name);
+		if (k < 0)
+			return send_error(c, t->tag, file_named(&t->tunlinkat.name) ?
+					  EPERM : ENOENT) ? -1 : 1;
+		logmsg("unlinkat %s", made_name[k]);
+		made_qpath[k] = 0;
+		r.type = V9P_RUNLINKAT;
+		return send_fcall(c, &r) ? -1 : 1;
+	default:
+		return 0;
+	}
+}
+
+/* stale-size: a Twrite of "data" past its end makes it longer. */
+static void stale_grow(struct conn *c, const struct v9p_fcall *t)
+{
+	u64 end;
+
+	if (t->type != V9P_TWRITE || !is_data(c, t->twrite.fid))
+		return;
+	end = t->twrite.offset + t->twrite.count;
+	if (end <= data_length)
+		return;
+	data_length = end;
+	logmsg("data is now %llu bytes", (unsigned long long)end);
+}
+
+static int stale_serve(struct conn *c, struct v9p_fcall *t)
+{
+	if (t->type == V9P_TVERSION)
+		return handle_version(c, t);
+	stale_grow(c, t);
+	return serve_one(c, t);
+}
+
+/*
+ * stale-size: a Tgetattr or Tstat of "data" waits up to a second for the
+ * next request; if that is a Twrite of "data", it is served first and the
+ * held one 300 ms after, with the length "data" had before the Twrite.
+ */
+static void serve_stale(struct conn *c)
+{
+	struct v9p_fcall t, next;
+	u64 len, now;
+	int held, ret;
+
+	for (;;) {
+		if (read_msg(c, c->in, &t))
+			break;
+		held = (t.type == V9P_TGETATTR && is_data(c, t.tgetattr.fid)) ||
+		       (t.type == V9P_TSTAT && is_data(c, t.tstat.fid));
+		if (!held || !readable(c->rfd, 1000)) {
+			if (stale_serve(c, &t))
+				break;
+			continue;
+		}
+		if (read_msg(c, c->in2, &next))
+			break;
+		if (next.type != V9P_TWRITE || !is_data(c, next.twrite.fid)) {
+			if (stale_serve(c, &t) || stale_serve(c, &next))
+				break;
+			continue;
+		}
+		len = data_length;
+		if (stale_serve(c, &next))
+			break;
+		usleep(300000);
+		logmsg("%s of data answered after the Twrite, with the length before it (%llu)",
+		       v9p_type_name(t.type), (unsigned long long)len);
+		now = data_length;
+		data_length = len;
+		ret = serve_one(c, &t);
+		data_length = now;
+		if (ret)
+			break;
+	}
+	logmsg("connection closed");
+	exit(0);
+}
+
 static void serve_conn(int rfd, int wfd)
 {
 	struct conn *c = calloc(1, sizeof(*c));
@@ -1545,8 +1767,10 @@ static void serve_conn(int rfd, int wfd)
 	c->out = malloc(max_msize + 16384);
 	if (!c->in || !c->in2 || !c->in3 || !c->out)
 		exit(1);
-	if (mode >= M_PAIR_SWAP)
+	if (pair_mode(mode))
 		serve_pairs(c);
+	if (mode == M_STALE_SIZE)
+		serve_stale(c);
 	for (;;) {
 		int ret;
 
@@ -1608,6 +1832,13 @@ static void serve_conn(int rfd, int wfd)
 		}
 		if (mode == M_REMOVE_FLUSH) {
 			ret = remove_flush(c, &t);
+			if (ret < 0)
+				break;
+			if (ret > 0)
+				continue;
+		}
+		if (mode == M_MKDIR_PARENTQID || mode == M_HUGELENGTH) {
+			ret = serve_made(c, &t);
 			if (ret < 0)
 				break;
 			if (ret > 0)

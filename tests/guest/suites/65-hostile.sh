@@ -45,6 +45,20 @@
 #   - Rlock with status 7: fcntl(F_SETLK) fails (not run with the in-tree
 #     client, which WARNs on a status it does not know); Rgetlock of a range
 #     past 2^63 or of lock type 9: fcntl(F_GETLK) fails
+# Made directories and sizes, over 9P2000.u and 9P2000.L (ours asserted, the
+# in-tree client's differences shown as notes):
+#   - a directory whose Tmkdir (Tcreate with DMDIR in .u) and the Twalk and
+#     Tgetattr (Tstat) after it answer with its parent's qid, cache=loose:
+#     rmdir of it, mv from it to its parent and ls of it each return within
+#     15 s (an error is fine), each on a fresh mount; a task asleep in D
+#     state is a deadlock (the same directory inode locked twice)
+#   - an Rstat of "data" with length 2^63 and 2^64-1 (9P2000, .u; .L as a
+#     control): stat(2) fails rather than showing a negative size, and an
+#     O_APPEND write(2) sends no Twrite at an offset past 2^63-1
+#   - cache=mmap: an fstat(2) whose reply the server sends after a write(2)
+#     that extended the file, with the old length: the size stays the
+#     written one, and a store through a shared mapping into the new page
+#     works (no SIGBUS)
 # Our client SKIPs these while it refuses version=9p2000.L (EINVAL, the option
 # named in the kernel log); any other mount failure fails.
 # Our client (9P) is asserted; the in-tree client (9p) runs the same cases and
@@ -625,10 +639,127 @@ dirread_split() { # dirread_split CLIENT
 	done
 }
 
+# --- made directories and sizes ------------------------------------------------
+
+# gone PID: PID has exited (a zombie counts as gone).
+gone() {
+	_gs=$(cut -d' ' -f3 "/proc/$1/stat" 2> /dev/null)
+	[ -z "$_gs" ] || [ "$_gs" = Z ]
+}
+
+# alias_op CLIENT DIALECT OP: on a fresh cache=loose mount of hostile-9p -m
+# mkdir-parentqid, mkdir x (one more name of the root, as the server answers),
+# then OP (rmdir, mv, ls) in the background: it must return within 15 s. A
+# task still there is killed; one asleep in D state is a deadlock, and its
+# mount is left behind, lazily detached.
+alias_op() {
+	_c=$1 _d=$2 _op=$3 _m=/mnt/hostile65-$1
+	hostile_start -m mkdir-parentqid
+	if ! mount_9p $_c tcp $_d $HPORT $_m cache=loose > "$OUT/mount.txt" 2>&1; then
+		expect $_c "$_d mkdir-parentqid: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		hostile_stop
+		return
+	fi
+	timeout -s KILL 15 mkdir $_m/x > "$OUT/mkdir.txt" 2>&1
+	_rc=$?
+	diag "$_c: $_d mkdir x (answered with the root's qid): exit $_rc $(cat "$OUT/mkdir.txt")"
+	case $_op in
+	rmdir) rmdir $_m/x > "$OUT/alias.txt" 2>&1 & ;;
+	mv) mv $_m/x/data $_m/moved > "$OUT/alias.txt" 2>&1 & ;;
+	ls) ls $_m/x > "$OUT/alias.txt" 2>&1 & ;;
+	esac
+	_p=$!
+	if wait_until 15 gone $_p; then
+		wait $_p
+		_rc=$?
+		_r=returned
+		diag "$_c: $_d $_op: exit $_rc $(head -c 200 "$OUT/alias.txt" | tr '\n' ' ')"
+	else
+		_st=$(cut -d' ' -f3 "/proc/$_p/stat" 2> /dev/null)
+		kill -9 $_p 2> /dev/null
+		if wait_until 3 gone $_p; then
+			_r="killed after 15 s (state $_st)"
+		else
+			_r="hung in state $(cut -d' ' -f3 "/proc/$_p/stat" 2> /dev/null)"
+			grep -h 'lock\|down\|rwsem\|rename\|rmdir' "/proc/$_p/stack" 2> /dev/null |
+				head -n 5 | sed 's/^/#   /'
+		fi
+	fi
+	expect $_c "$_d mkdir answered with the parent's qid: $_op of it returns within 15 s" \
+		"$_r" returned
+	hostile_stop
+	if [ "$_r" = returned ]; then
+		umount_9p $_m 2> /dev/null || umount -l $_m
+	else
+		timeout 10 umount -l $_m 2> /dev/null
+	fi
+}
+
+# huge_length CLIENT DIALECT LENGTH: "data" says LENGTH in every stat.
+huge_length() {
+	_c=$1 _d=$2 _len=$3 _m=/mnt/hostile65-$1
+	hostile_start -m hugelength -S $_len
+	if ! mount_9p $_c tcp $_d $HPORT $_m > "$OUT/mount.txt" 2>&1; then
+		expect $_c "$_d hugelength: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		hostile_stop
+		return
+	fi
+	_s=$(timeout -s KILL 20 stat -c %s $_m/data 2> /dev/null)
+	case $_s in
+	"") _v=fails ;;
+	-*) _v="shows a negative size ($_s)" ;;
+	*) _v="shows $_s" ;;
+	esac
+	expect $_c "$_d a stat length of $_len: stat(2) of data" "$_v" fails
+	timeout -s KILL 20 sh -c "echo appended >> $_m/data" 2> /dev/null
+	_w=$(awk '/Twrite of data at/ && $NF + 0 >= 4611686018427387904 { print $NF }' \
+		"$OUT/hostile.log" | head -n 1)
+	expect $_c "$_d a stat length of $_len: an O_APPEND write(2) sends no Twrite past 2^63-1" \
+		"${_w:+a Twrite at $_w}" ""
+	hostile_stop
+	umount_9p $_m 2> /dev/null || umount -l $_m
+}
+
+# stale_size CLIENT DIALECT: cache=mmap, size-race against -m stale-size.
+stale_size() {
+	_c=$1 _d=$2 _m=/mnt/hostile65-$1
+	hostile_start -m stale-size
+	if ! mount_9p $_c tcp $_d $HPORT $_m cache=mmap > "$OUT/mount.txt" 2>&1; then
+		expect $_c "$_d stale-size: mount" "$(tail -n 1 "$OUT/mount.txt")" mounted
+		hostile_stop
+		return
+	fi
+	_r=$(timeout -s KILL 60 /v9fs/bin/size-race $_m/data 2>&1)
+	grep -q 'answered after the Twrite' "$OUT/hostile.log" ||
+		diag "$_c: $_d stale-size: the server answered no stat after a Twrite"
+	expect $_c "$_d cache=mmap, fstat(2) answered after an extending write(2) with the old size: a store into the new page" \
+		"$_r" "ok 69632"
+	hostile_stop
+	umount_9p $_m 2> /dev/null || umount -l $_m
+}
+
+made_and_sizes() { # made_and_sizes CLIENT
+	for _md in 9p2000.u 9p2000; do
+		for _ml in 9223372036854775808 18446744073709551615; do
+			huge_length $1 $_md $_ml
+		done
+	done
+	huge_length $1 9p2000.L 9223372036854775808
+	stale_size $1 9p2000.u
+	stale_size $1 9p2000.L
+	# last: a deadlock leaves a task that nothing wakes
+	for _md in 9p2000.L 9p2000.u; do
+		for _mo in rmdir mv ls; do
+			alias_op $1 $_md $_mo
+		done
+	done
+}
+
 for c in $clients; do
 	[ $c = 9P ] && timed remove_flush $c
 	timed readdir_cycle $c
 	timed dirread_split $c
+	timed made_and_sizes $c
 done
 
 # The in-tree client's last superblock may still be going away (its umount of a
