@@ -214,20 +214,21 @@ static void send_bytes(struct srv_conn *c, const uint8_t *buf, uint32_t len)
 }
 
 /*
- * The request is finished (replied to, or cancelled): take it off the
- * connection and answer, in order, the flushes that waited on it.
+ * Take a finished request off the connection; returns the flushes that
+ * waited on it, in arrival order. *counted: it was in flight (not a
+ * request answered before it was counted).
  */
-static void req_complete(struct srv_req *req)
+static struct srv_req *req_retire(struct srv_req *req, bool *counted)
 {
 	struct srv_conn *c = req->conn;
-	struct srv_req *fl, *next;
-	bool counted = false;
+	struct srv_req *fl;
 
+	*counted = false;
 	pthread_mutex_lock(&c->lock);
 	for (struct srv_req **pp = &c->reqs; *pp; pp = &(*pp)->next) {
 		if (*pp == req) {
 			*pp = req->next;
-			counted = true;
+			*counted = true;
 			break;
 		}
 	}
@@ -238,14 +239,44 @@ static void req_complete(struct srv_req *req)
 	srv_pool_forget(req);
 	if (req->on_worker)
 		srv_pool_done(req);
+	return fl;
+}
 
-	for (; fl; fl = next) {
-		next = fl->fnext;
+/*
+ * The request is finished (replied to, or cancelled): take it off the
+ * connection and answer, in order, the flushes that waited on it, and
+ * the flushes that waited on those, depth first (each Rflush right after
+ * the reply it waited for). A client can chain thousands of flushes, one
+ * on the next: this is a loop over a list, never a recursion. Each
+ * flush on the list is still counted in flight, so the connection lives
+ * until the last one is released; nothing of c is touched after that.
+ */
+static void req_complete(struct srv_req *req)
+{
+	struct srv_conn *c = req->conn;
+	struct srv_req *todo, *fl, *mine, **tail;
+	bool counted;
+	int len;
+
+	todo = req_retire(req, &counted);
+	req_release_counted(c, req, counted);
+	while ((fl = todo)) {
+		todo = fl->fnext;
 		fl->out.type = V9P_RFLUSH;
 		fl->out.tag = fl->tag;
-		srv_reply(fl, v9p_pack(&fl->out, c->dialect, fl->tx, fl->bufsize));
+		len = v9p_pack(&fl->out, c->dialect, fl->tx, fl->bufsize);
+		if (len > 0)
+			send_bytes(c, fl->tx, (uint32_t)len);
+		/* the flushes of this flush go before its later siblings */
+		mine = req_retire(fl, &counted);
+		if (mine) {
+			for (tail = &mine; *tail; tail = &(*tail)->fnext)
+				;
+			*tail = todo;
+			todo = mine;
+		}
+		req_release_counted(c, fl, counted);
 	}
-	req_release_counted(c, req, counted);
 }
 
 /* Send req->tx[0..len) (len <= 0: nothing to send) and retire req. */

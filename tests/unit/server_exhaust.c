@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * server_exhaust.c - v9fsd against clients that try to use up what the
+ * server has, or to race it as root: a chain of Tflushes as deep as the
+ * request limits allow, a non-owner's set-id drop racing the owner's
+ * chmod, slow readers that would hold every worker, idle connections that
+ * would hold every descriptor, extended-attribute buffers that would hold
+ * memory without bound. Each attack is bounded in time, with several
+ * connections at once where it uses them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include "server_client.h"
+#include "tap.h"
+
+#define NOBODY 65534
+
+static char *dir;
+
+/* A name in the test's scratch export. */
+static char *at(const char *name)
+{
+	return tc_path(dir, name);
+}
+
+static bool daemon_alive(const struct tc_daemon *d)
+{
+	return d->pid > 0 && waitpid(d->pid, NULL, WNOHANG) == 0;
+}
+
+/* Start a daemon on a unix socket in the export with these -o options. */
+static int start_daemon(struct tc_daemon *d, const char *opts, const char *const *more)
+{
+	static char sock[4200];
+	const char *args[24] = { "-e", dir, "-l", sock, "-t", "2", "-o", opts };
+	int n = 8;
+
+	snprintf(sock, sizeof(sock), "unix:%s", at("sock"));
+	while (more && *more && n < 22)
+		args[n++] = *more++;
+	args[n] = NULL;
+	return tc_daemon_start(d, args, 1) == 1 ? 0 : -1;
+}
+
+/* A session on the daemon: Tversion, Tattach as uid (fid 0). */
+static int session(struct tc *c, const struct tc_daemon *d, uint32_t msize, uint32_t uid)
+{
+	int fd = tc_dial(d->addrs[0]);
+
+	if (fd < 0)
+		return -1;
+	if (tc_use_fd(c, fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (tc_version(c, "9P2000.L", msize) < 0 ||
+	    tc_attach(c, 0, uid ? "nobody" : "root", uid) < 0) {
+		tc_stop(c);
+		return -1;
+	}
+	return 0;
+}
+
+/* One reply within ms milliseconds: 0, or -1 (none, or the connection ended). */
+static int recv_within(struct tc *c, struct v9p_fcall *r, int ms)
+{
+	struct pollfd p = { .fd = c->fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1 || tc_recv(c, r) < 0)
+		return -1;
+	return 0;
+}
+
+static struct v9p_fcall *lock_msg(uint32_t fid, uint8_t type, bool wait)
+{
+	static struct v9p_fcall t;
+
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TLOCK;
+	t.tlock.fid = fid;
+	t.tlock.type = type;
+	t.tlock.flags = wait ? V9P_LOCK_FLAGS_BLOCK : 0;
+	t.tlock.length = 0;
+	v9p_str_set(&t.tlock.client_id, "x");
+	return &t;
+}
+
+/* Pack t with tag into buf at *len. */
+static void pack_at(struct tc *c, struct v9p_fcall *t, uint16_t tag, uint8_t *buf,
+		    size_t cap, size_t *len)
+{
+	int n;
+
+	t->tag = tag;
+	n = v9p_pack(t, c->d, buf + *len, cap - *len);
+	if (n > 0)
+		*len += (size_t)n;
+}
+
+/*
+ * A chain of Tflushes, each naming the one before, the first naming a
+ * request that cannot run yet: two blocking Tlocks take the connection's
+ * share of workers (max_threads=8: 2), so the Tgetattr behind them waits
+ * in the queue, and every flush waits on the one before it. When another
+ * connection lets go of the lock the chain is answered in one go.
+ */
+#define CHAIN 8000
+
+static void test_flush_chain(void)
+{
+	struct tc_daemon d;
+	struct tc h, c;
+	struct v9p_fcall r, *t;
+	uint8_t *buf = malloc((CHAIN + 16) * 16);
+	size_t len = 0;
+	int fd, got = 0, inorder = 0, locks = 0, other = 0;
+	uint16_t want = 4;
+	double t0;
+
+	fd = open(at("lk"), O_CREAT | O_RDWR, 0666);
+	close(fd);
+	if (start_daemon(&d, "max_threads=8,max_reqs=4096,max_total_reqs=8192", NULL) < 0 ||
+	    session(&h, &d, 8192, 0) < 0 || session(&c, &d, 1024, 0) < 0) {
+		tap_ok(0, "v9fsd starts for the flush chain");
+		tc_daemon_stop(&d);
+		free(buf);
+		return;
+	}
+	/* the holder's write lock */
+	tc_walk(&h, 0, 1, "lk");
+	tc_open(&h, 1, V9P_DOTL_RDWR);
+	tc_rpc(&h, lock_msg(1, V9P_LOCK_TYPE_WRLCK, false));
+	tc_walk(&c, 0, 1, "lk");
+	tc_open(&c, 1, V9P_DOTL_RDWR);
+	tc_walk(&c, 0, 2, "lk");
+	tc_open(&c, 2, V9P_DOTL_RDWR);
+
+	pack_at(&c, lock_msg(1, V9P_LOCK_TYPE_RDLCK, true), 1, buf, (CHAIN + 16) * 16, &len);
+	pack_at(&c, lock_msg(2, V9P_LOCK_TYPE_RDLCK, true), 2, buf, (CHAIN + 16) * 16, &len);
+	{
+		struct v9p_fcall g;
+
+		memset(&g, 0, sizeof(g));
+		g.type = V9P_TGETATTR;
+		g.tgetattr.fid = 1;
+		g.tgetattr.request_mask = V9P_GETATTR_BASIC;
+		pack_at(&c, &g, 3, buf, (CHAIN + 16) * 16, &len);
+		for (int i = 0; i < CHAIN; i++) {
+			memset(&g, 0, sizeof(g));
+			g.type = V9P_TFLUSH;
+			g.tflush.oldtag = (uint16_t)(3 + i);
+			pack_at(&c, &g, (uint16_t)(4 + i), buf, (CHAIN + 16) * 16, &len);
+		}
+	}
+	tc_send_raw(&c, buf, len);
+	usleep(300000);		/* read and chained */
+	t = lock_msg(1, V9P_LOCK_TYPE_UNLCK, false);
+	tc_rpc(&h, t);
+	t0 = tc_now();
+	while (got + locks + other < CHAIN + 2 && tc_now() - t0 < 20) {
+		if (recv_within(&c, &r, 5000) < 0)
+			break;
+		if (r.type == V9P_RLOCK && (r.tag == 1 || r.tag == 2)) {
+			locks++;
+		} else if (r.type == V9P_RFLUSH) {
+			inorder += r.tag == want;
+			want = (uint16_t)(r.tag + 1);
+			got++;
+		} else {
+			other++;
+		}
+	}
+	tap_ok(got == CHAIN && inorder == CHAIN && locks == 2 && other == 0,
+	       "a chain of %d Tflushes behind a waiting request: every Rflush, in order "
+	       "(%d Rflush, %d in order, %d Rlock, %d other, %.1f s)",
+	       CHAIN, got, inorder, locks, other, tc_now() - t0);
+	tap_ok(daemon_alive(&d) && tc_walk(&c, 0, 5, "") == 0,
+	       "v9fsd lives through the chain and serves the connection");
+	tc_stop(&c);
+	tc_stop(&h);
+	tap_ok(tc_daemon_stop(&d) == 0, "v9fsd exits 0 after the chain");
+	unlink(at("lk"));
+	free(buf);
+}
+
+int main(void)
+{
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	dir = tc_tmpdir();
+	fd = open(at("pub"), O_CREAT | O_WRONLY, 0644);
+	if (write(fd, "public", 6) != 6)
+		return 1;
+	close(fd);
+
+	test_flush_chain();
+	tc_rmtree(dir);
+	free(dir);
+	return tap_done();
+}
