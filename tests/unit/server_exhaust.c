@@ -69,7 +69,7 @@ static int session(struct tc *c, const struct tc_daemon *d, uint32_t msize, uint
 		return -1;
 	}
 	if (tc_version(c, "9P2000.L", msize) < 0 ||
-	    tc_attach(c, 0, uid ? "nobody" : "root", uid) < 0) {
+	    tc_attach(c, 0, uid == NOBODY ? "nobody" : uid ? "user" : "root", uid) < 0) {
 		tc_stop(c);
 		return -1;
 	}
@@ -198,6 +198,123 @@ static void test_flush_chain(void)
 	free(buf);
 }
 
+/* Tsetattr of the mode alone on fid. */
+static int set_mode(struct tc *c, uint32_t fid, mode_t mode)
+{
+	struct v9p_fcall t;
+
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TSETATTR;
+	t.tsetattr.fid = fid;
+	t.tsetattr.valid = V9P_SETATTR_MODE;
+	t.tsetattr.mode = mode;
+	return tc_rpc(c, &t);
+}
+
+struct dropper {
+	const struct tc_daemon *d;
+	volatile bool stop;
+	long tries, ok;
+	int err;
+};
+
+/*
+ * A writer who is not the owner asks, over and over, for the drop of the
+ * set-uid bit a client sends before a write: 04777 -> 0777.
+ */
+static void *drop_loop(void *p)
+{
+	struct dropper *a = p;
+	struct tc c;
+
+	if (session(&c, a->d, 8192, NOBODY) < 0 || tc_walk(&c, 0, 1, "setid") < 0) {
+		a->err = -1;
+		return NULL;
+	}
+	while (!a->stop) {
+		int err = set_mode(&c, 1, 0777);
+
+		a->tries++;
+		a->ok += err == 0;
+		if (err < 0 && err != -EACCES && err != -EPERM) {
+			a->err = err;
+			break;
+		}
+	}
+	tc_stop(&c);
+	return NULL;
+}
+
+/*
+ * The owner flips its file between 04777 and 04700 while a non-owner who
+ * may write it (while it is 04777) drops the set-uid bit: once the owner's
+ * chmod to 04700 is answered, the file must stay 04700 (or lose set-id
+ * bits at most), never be writable by others again.
+ */
+#define OWNER 1		/* daemon */
+
+static void test_setid_race(void)
+{
+	struct dropper a[2];
+	pthread_t th[2];
+	struct tc_daemon d;
+	struct tc o;
+	struct stat st;
+	long flips = 0, bad = 0;
+	mode_t worst = 0;
+	double until;
+	int fd, err = 0;
+
+	fd = open(at("setid"), O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || fchown(fd, OWNER, OWNER) < 0 || fchmod(fd, 04777) < 0) {
+		tap_ok(0, "a set-uid file of uid %d", OWNER);
+		return;
+	}
+	close(fd);
+	if (start_daemon(&d, "max_threads=16", NULL) < 0 ||
+	    session(&o, &d, 8192, OWNER) < 0 || tc_walk(&o, 0, 1, "setid") < 0) {
+		tap_ok(0, "v9fsd starts for the set-id race");
+		tc_daemon_stop(&d);
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		memset(&a[i], 0, sizeof(a[i]));
+		a[i].d = &d;
+		pthread_create(&th[i], NULL, drop_loop, &a[i]);
+	}
+	until = tc_now() + 3.0;
+	while (tc_now() < until && err == 0) {
+		err = set_mode(&o, 1, 04700);
+		if (err == 0 && lstat(at("setid"), &st) == 0 && (st.st_mode & 0077)) {
+			if (!bad++)
+				worst = st.st_mode & 07777;
+		}
+		if (err == 0)
+			err = set_mode(&o, 1, 04777);
+		flips++;
+	}
+	/* the owner's last word */
+	if (err == 0)
+		err = set_mode(&o, 1, 04700);
+	for (int i = 0; i < 2; i++) {
+		a[i].stop = true;
+		pthread_join(th[i], NULL);
+	}
+	lstat(at("setid"), &st);
+	tap_diag("%ld flips by the owner; the non-owners tried %ld drops, %ld done",
+		 flips, a[0].tries + a[1].tries, a[0].ok + a[1].ok);
+	tap_ok(err == 0 && a[0].err == 0 && a[1].err == 0 && a[0].ok + a[1].ok > 0,
+	       "owner and non-owners are served throughout (%d, %d, %d)", err, a[0].err,
+	       a[1].err);
+	tap_ok(bad == 0, "after the owner's chmod to 04700 no non-owner's set-id drop makes "
+	       "it writable by others (%ld times, e.g. %04o)", bad, worst);
+	tap_ok((st.st_mode & 07777 & ~(mode_t)(S_ISUID | S_ISGID)) == 0700,
+	       "the owner's last chmod stands: %04o", st.st_mode & 07777);
+	tc_stop(&o);
+	tc_daemon_stop(&d);
+	unlink(at("setid"));
+}
+
 int main(void)
 {
 	int fd;
@@ -210,6 +327,7 @@ int main(void)
 	close(fd);
 
 	test_flush_chain();
+	test_setid_race();
 	tc_rmtree(dir);
 	free(dir);
 	return tap_done();
