@@ -4,8 +4,9 @@
  *
  * The connection's own thread reads and frames messages, answers Tversion
  * and Tflush itself and hands every other request to the worker pool, so a
- * slow request never holds up the ones behind it. Replies are written whole
- * under wlock, in whatever order requests finish.
+ * slow request never holds up the ones behind it. Replies go out whole and
+ * in one piece each, in whatever order requests finish, under wlock; what
+ * the client does not take at once waits in a queue (send_bytes()).
  *
  * Tflush: if the old tag is still in flight the flush waits on it and its
  * Rflush is sent right after the old request's reply (or instead of it when
@@ -156,6 +157,7 @@ static void req_release(struct srv_conn *c, struct srv_req *r)
 	req_release_counted(c, r, false);
 }
 
+/* A pipe (-s): replies are written whole, blocking. */
 static int write_all(int fd, const uint8_t *buf, size_t len)
 {
 	while (len) {
@@ -164,8 +166,7 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			/* SO_SNDTIMEO ran out: the client stopped taking replies */
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+			return -errno;
 		}
 		buf += n;
 		len -= (size_t)n;
@@ -196,20 +197,179 @@ static void conn_kill(struct srv_conn *c)
 	__atomic_store_n(&c->dead, true, __ATOMIC_RELEASE);
 }
 
+static uint64_t now_ms(void);
+
+/*
+ * Replies to a socket never block the thread that sends them: what the
+ * socket does not take at once is copied to the connection's queue, and
+ * the connection's writer thread (started the first time that happens)
+ * sends it as the client takes it. So a client that reads its replies
+ * slowly, or not at all, holds no worker and no connection thread, only
+ * the queue's memory, which counts against the connection's bound
+ * (wait_for_room()). Each reply has stall_timeout from when it begins to
+ * go out to be taken whole, however the client trickles; past that, the
+ * connection ends.
+ */
+struct srv_out {
+	struct srv_out *next;
+	uint32_t len, off;
+	uint8_t data[];
+};
+
+/* As much of buf as the socket takes now: bytes sent, or -errno. */
+static ssize_t send_now(struct srv_conn *c, const uint8_t *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = send(c->wfd, buf + done, len - done, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/* Room for more requests: wake the reader (wait_for_room()). */
+static void out_room(struct srv_conn *c)
+{
+	pthread_mutex_lock(&c->lock);
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Drop the client (wlock held): wake its reader, free what was queued. */
+static void conn_drop(struct srv_conn *c, const char *why)
+{
+	struct srv_out *o;
+
+	conn_kill(c);
+	shutdown(c->rfd, SHUT_RDWR);
+	while ((o = c->outq)) {
+		c->outq = o->next;
+		free(o);
+	}
+	c->outq_tail = &c->outq;
+	__atomic_store_n(&c->out_bytes, 0, __ATOMIC_RELEASE);
+	out_room(c);
+	if (srv_cfg.debug)
+		fprintf(stderr, "v9fsd: %s: %s, dropping\n", c->peer, why);
+}
+
+static void *writer_main(void *arg)
+{
+	struct srv_conn *c = arg;
+
+	pthread_mutex_lock(&c->wlock);
+	for (;;) {
+		struct srv_out *o = c->outq;
+		struct pollfd p = { .fd = c->wfd, .events = POLLOUT };
+		int timeout = -1;
+		ssize_t n;
+
+		if (!o) {
+			if (c->writer_stop)
+				break;
+			pthread_cond_wait(&c->out_cond, &c->wlock);
+			continue;
+		}
+		n = send_now(c, o->data + o->off, o->len - o->off);
+		if (n < 0) {
+			conn_drop(c, "cannot send");
+			continue;
+		}
+		o->off += (uint32_t)n;
+		if (o->off == o->len) {
+			c->outq = o->next;
+			if (!c->outq)
+				c->outq_tail = &c->outq;
+			__atomic_sub_fetch(&c->out_bytes, o->len, __ATOMIC_RELEASE);
+			free(o);
+			c->out_since = now_ms();
+			out_room(c);
+			continue;
+		}
+		if (srv_cfg.stall_timeout) {
+			uint64_t by = c->out_since + srv_cfg.stall_timeout * 1000ull, now = now_ms();
+
+			if (now >= by) {
+				conn_drop(c, "a reply not taken within stall_timeout");
+				continue;
+			}
+			timeout = by - now > 1000000 ? 1000000 : (int)(by - now);
+		}
+		pthread_mutex_unlock(&c->wlock);
+		poll(&p, 1, timeout);
+		pthread_mutex_lock(&c->wlock);
+	}
+	pthread_mutex_unlock(&c->wlock);
+	return NULL;
+}
+
+/* Queue the rest of a reply for the writer (wlock held); 0 or -ENOMEM. */
+static int out_queue(struct srv_conn *c, const uint8_t *buf, uint32_t len)
+{
+	struct srv_out *o = malloc(sizeof(*o) + len);
+
+	if (!o)
+		return -ENOMEM;
+	memcpy(o->data, buf, len);
+	o->len = len;
+	o->off = 0;
+	o->next = NULL;
+	if (!c->outq)
+		c->out_since = now_ms();
+	*c->outq_tail = o;
+	c->outq_tail = &o->next;
+	__atomic_add_fetch(&c->out_bytes, len, __ATOMIC_RELEASE);
+	if (!c->writer_on) {
+		pthread_attr_t attr;
+		int err;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 128 * 1024);
+		err = pthread_create(&c->writer, &attr, writer_main, c);
+		pthread_attr_destroy(&attr);
+		if (err)
+			return -err;
+		c->writer_on = true;
+	}
+	pthread_cond_signal(&c->out_cond);
+	return 0;
+}
+
 static void send_bytes(struct srv_conn *c, const uint8_t *buf, uint32_t len)
 {
 	pthread_mutex_lock(&c->wlock);
-	if (!conn_dead(c)) {
-		if (srv_cfg.debug)
-			srv_trace(c, "<-", buf, len);
-		if (write_all(c->wfd, buf, len) < 0) {
-			/* drop the client: wake its reader, buffer nothing more */
-			conn_kill(c);
-			shutdown(c->rfd, SHUT_RDWR);
-			if (srv_cfg.debug)
-				fprintf(stderr, "v9fsd: %s: cannot send, dropping\n", c->peer);
-		}
+	if (conn_dead(c))
+		goto out;
+	if (srv_cfg.debug)
+		srv_trace(c, "<-", buf, len);
+	if (!c->wsock) {
+		if (write_all(c->wfd, buf, len) < 0)
+			conn_drop(c, "cannot send");
+		goto out;
 	}
+	/* in order: behind what is queued, else straight out if it fits */
+	if (!c->outq) {
+		ssize_t n = send_now(c, buf, len);
+
+		if (n < 0) {
+			conn_drop(c, "cannot send");
+			goto out;
+		}
+		buf += n;
+		len -= (uint32_t)n;
+	}
+	if (len && out_queue(c, buf, len) < 0)
+		conn_drop(c, "cannot queue a reply");
+out:
 	pthread_mutex_unlock(&c->wlock);
 }
 
@@ -643,15 +803,16 @@ static int reader_next(struct reader *rd, struct srv_conn *c, uint64_t version_b
 }
 
 /*
- * Replies not yet sent hold their buffers: past SRV_CONN_BYTES of them
- * the connection reads no new request until some are gone, so a client
- * that does not read its replies costs a bounded amount of memory (and is
- * dropped after stall_timeout).
+ * Requests in flight and replies not yet taken hold memory: past
+ * SRV_CONN_BYTES of them the connection reads no new request until some
+ * are gone, so a client that does not read its replies costs a bounded
+ * amount of memory (and is dropped after stall_timeout).
  */
 static void wait_for_room(struct srv_conn *c)
 {
 	pthread_mutex_lock(&c->lock);
-	while (c->inflight_bytes > SRV_CONN_BYTES && !conn_dead(c))
+	while (c->inflight_bytes + __atomic_load_n(&c->out_bytes, __ATOMIC_ACQUIRE) >
+	       SRV_CONN_BYTES && !conn_dead(c))
 		pthread_cond_wait(&c->cond, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -735,11 +896,14 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 
 		rd->sock = getsockopt(rfd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0;
 	}
-	if (srv_cfg.stall_timeout) {
-		struct timeval tv = { .tv_sec = srv_cfg.stall_timeout };
+	{
+		int type;
+		socklen_t tl = sizeof(type);
 
-		setsockopt(wfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		c->wsock = getsockopt(wfd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0;
 	}
+	c->outq_tail = &c->outq;
+	pthread_cond_init(&c->out_cond, NULL);
 	version_by = srv_cfg.msg_timeout ? now_ms() + srv_cfg.msg_timeout * 1000ull : 0;
 
 	for (;;) {
@@ -785,6 +949,15 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 			r->cancelled = true;
 	wait_idle(c);
 	pthread_mutex_unlock(&c->lock);
+	/* nothing more is sent: the writer, if any, ends */
+	pthread_mutex_lock(&c->wlock);
+	c->writer_stop = true;
+	pthread_cond_signal(&c->out_cond);
+	pthread_mutex_unlock(&c->wlock);
+	if (c->writer_on) {
+		shutdown(c->wfd, SHUT_RDWR);	/* out of its wait for room */
+		pthread_join(c->writer, NULL);
+	}
 	srv_fid_clunk_all(c);
 	while ((req = c->free_reqs)) {
 		c->free_reqs = req->next;
@@ -794,6 +967,7 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->wlock);
 	pthread_cond_destroy(&c->cond);
+	pthread_cond_destroy(&c->out_cond);
 out_free:
 	free(rd);
 	free(c);

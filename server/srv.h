@@ -154,6 +154,7 @@ struct srv_fidtab {
 };
 
 struct srv_conn;
+struct srv_out;
 
 enum srv_req_state { SRV_REQ_QUEUED, SRV_REQ_RUNNING, SRV_REQ_DONE };
 
@@ -200,6 +201,14 @@ struct srv_conn {
 	unsigned int nwaiting;		/* blocking Tlocks waiting (atomic) */
 	unsigned int nrunning;		/* requests on workers (pool lock) */
 	char peer[80];
+	/* replies the client has not taken yet, sent by the writer (conn.c) */
+	bool wsock;			/* wfd is a socket: no send ever blocks */
+	struct srv_out *outq, **outq_tail;	/* under wlock */
+	uint64_t out_bytes;		/* queued (atomic: the reader reads it) */
+	uint64_t out_since;		/* ms: the head reply began to go out */
+	pthread_cond_t out_cond;	/* outq changed, or the writer should stop */
+	bool writer_on, writer_stop;	/* under wlock */
+	pthread_t writer;
 };
 
 /* conn.c */

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "server_client.h"
 #include "tap.h"
@@ -315,6 +317,202 @@ static void test_setid_race(void)
 	unlink(at("setid"));
 }
 
+/* Connect to tcp:127.0.0.1:PORT with a small receive buffer; fd or -1. */
+static int dial_small(const char *addr)
+{
+	struct sockaddr_in s4 = { .sin_family = AF_INET };
+	const char *colon = strrchr(addr, ':');
+	int fd, sz = 4096;
+
+	if (strncmp(addr, "tcp:127.0.0.1:", 14) || !colon)
+		return -1;
+	s4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s4.sin_port = htons((uint16_t)atoi(colon + 1));
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (connect(fd, (struct sockaddr *)&s4, sizeof(s4)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A victim's Tfsync and eight Tgetattrs, pipelined (they need the worker
+ * pool): every reply within limit seconds?
+ */
+static bool victim_served(const struct tc_daemon *d, double limit, double *took)
+{
+	uint8_t batch[1024];
+	size_t len = 0;
+	struct v9p_fcall r;
+	struct tc c;
+	double t0 = tc_now();
+	bool ok;
+
+	*took = -1;
+	if (session(&c, d, 8192, 0) < 0)
+		return false;
+	ok = tc_walk(&c, 0, 1, "pub") == 0 && tc_open(&c, 1, V9P_DOTL_RDONLY) == 0;
+	for (int k = 0; ok && k < 9; k++) {
+		struct v9p_fcall t;
+
+		memset(&t, 0, sizeof(t));
+		t.type = k ? V9P_TGETATTR : V9P_TFSYNC;
+		t.tgetattr.fid = 1;
+		t.tgetattr.request_mask = V9P_GETATTR_BASIC;
+		pack_at(&c, &t, (uint16_t)(200 + k), batch, sizeof(batch), &len);
+	}
+	ok = ok && tc_send_raw(&c, batch, len) == 0;
+	for (int k = 0; ok && k < 9; k++) {
+		int left = (int)((limit - (tc_now() - t0)) * 1000);
+
+		ok = left > 0 && recv_within(&c, &r, left) == 0 &&
+		     (r.type == V9P_RGETATTR || r.type == V9P_RFSYNC);
+	}
+	*took = tc_now() - t0;
+	tc_stop(&c);
+	return ok;
+}
+
+struct slow {
+	int fd;
+	volatile bool stop;
+	long got;
+	bool ended;		/* the server closed the connection */
+};
+
+/* Take a few bytes a second until told to stop or the server hangs up. */
+static void *slow_read(void *p)
+{
+	struct slow *s = p;
+	char b[8];
+
+	while (!s->stop) {
+		ssize_t n = recv(s->fd, b, sizeof(b), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			s->ended = true;
+			break;
+		}
+		if (n > 0)
+			s->got += n;
+		usleep(250000);
+	}
+	return NULL;
+}
+
+/*
+ * K connections ask for 1 MiB replies and read them a few bytes a second:
+ * with stall_timeout=3 each is cut off once a reply has not been taken
+ * whole for 3 s, and meanwhile a victim's requests are answered at once,
+ * the slow readers holding no worker.
+ */
+#define SLOW_K 6
+
+static void test_slow_readers(void)
+{
+	const char *args[] = { "-e", dir, "-l", "tcp:127.0.0.1:0", "-t", "2", "-o",
+			       "max_threads=16,stall_timeout=3", NULL };
+	static char mib[1 << 20];
+	struct slow s[SLOW_K];
+	pthread_t th[SLOW_K];
+	struct tc_daemon d;
+	struct tc c[SLOW_K];
+	double t0, took, worst = 0;
+	int fd, served = 0, tries = 0, ended = 0, drained_open = 0;
+
+	memset(c, 0, sizeof(c));
+	fd = open(at("big"), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, mib, sizeof(mib)) != (ssize_t)sizeof(mib)) {
+		tap_ok(0, "a 1 MiB file");
+		return;
+	}
+	close(fd);
+	if (tc_daemon_start(&d, args, 1) != 1) {
+		tap_ok(0, "v9fsd starts for the slow readers");
+		return;
+	}
+	for (int i = 0; i < SLOW_K; i++) {
+		static uint8_t batch[4096];
+		size_t len = 0;
+
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].fd = dial_small(d.addrs[0]);
+		if (s[i].fd < 0 || tc_use_fd(&c[i], s[i].fd) < 0 ||
+		    tc_version(&c[i], "9P2000.L", 1024 * 1024 + 24) < 0 ||
+		    tc_attach(&c[i], 0, "root", 0) < 0 || tc_walk(&c[i], 0, 1, "big") < 0 ||
+		    tc_open(&c[i], 1, V9P_DOTL_RDONLY) < 0) {
+			tap_ok(0, "slow reader %d attaches", i);
+			for (int k = 0; k < i; k++) {
+				s[k].stop = true;
+				pthread_join(th[k], NULL);
+			}
+			goto out;
+		}
+		/* a Tfsync first, so that the Treads behind it go to the workers */
+		for (int k = 0; k <= 8; k++) {
+			struct v9p_fcall t;
+
+			memset(&t, 0, sizeof(t));
+			t.type = k ? V9P_TREAD : V9P_TFSYNC;
+			t.tread.fid = 1;
+			t.tread.count = k ? 1024 * 1024 : 0;
+			pack_at(&c[i], &t, (uint16_t)(10 + k), batch, sizeof(batch), &len);
+		}
+		tc_send_raw(&c[i], batch, len);
+		pthread_create(&th[i], NULL, slow_read, &s[i]);
+	}
+	t0 = tc_now();
+	usleep(500000);		/* the replies are being sent */
+	/* the victim, now and then, while the slow readers read */
+	while (tc_now() - t0 < 6) {
+		tries++;
+		served += victim_served(&d, 2.0, &took);
+		if (took > worst || took < 0)
+			worst = took < 0 ? 99 : took;
+		usleep(500000);
+	}
+	tap_ok(served == tries,
+	       "%d slow readers: a victim's Tfsync and Tgetattrs are answered within 2 s, "
+	       "%d times of %d (slowest %.2f s)", SLOW_K, served, tries, worst);
+	/* by now (stall_timeout=3) every slow reader has been cut off */
+	for (int i = 0; i < SLOW_K; i++) {
+		s[i].stop = true;
+		pthread_join(th[i], NULL);
+	}
+	for (int i = 0; i < SLOW_K; i++) {
+		char b[65536];
+		double t1 = tc_now();
+		ssize_t n = 0;
+
+		/* what the socket buffers still hold, then the end */
+		if (!s[i].ended) {
+			struct pollfd p = { .fd = s[i].fd, .events = POLLIN };
+
+			while (tc_now() - t1 < 3 && poll(&p, 1, 1000) == 1 &&
+			       (n = read(s[i].fd, b, sizeof(b))) > 0)
+				;
+			s[i].ended = n == 0 || (n < 0 && errno == ECONNRESET);
+		}
+		ended += s[i].ended;
+		drained_open += !s[i].ended;
+	}
+	tap_diag("after %.1f s, %d of %d slow readers cut off", tc_now() - t0, ended, SLOW_K);
+	tap_ok(ended == SLOW_K, "every slow reader is cut off by its reply deadline (%d of %d)",
+	       ended, SLOW_K);
+	tap_ok(daemon_alive(&d) && victim_served(&d, 2.0, &took),
+	       "v9fsd serves on after them");
+out:
+	for (int i = 0; i < SLOW_K; i++)
+		if (c[i].tbuf)
+			tc_stop(&c[i]);
+	tc_daemon_stop(&d);
+	unlink(at("big"));
+}
+
 int main(void)
 {
 	int fd;
@@ -328,6 +526,7 @@ int main(void)
 
 	test_flush_chain();
 	test_setid_race();
+	test_slow_readers();
 	tc_rmtree(dir);
 	free(dir);
 	return tap_done();
