@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -768,18 +769,56 @@ static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
 	return 0;
 }
 
+static unsigned int conn_nfids(struct srv_conn *c)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&c->fids.lock);
+	n = c->fids.count;
+	pthread_mutex_unlock(&c->fids.lock);
+	return n;
+}
+
 /*
- * Wait for the first byte of the next message under the idle limit (or,
- * before Tversion, the connection's deadline); from there the message has
- * msg_timeout to arrive whole.
+ * The deadline (ms; 0: none) for the next message: before Tversion the
+ * connection's, and while it holds no fid, handshake_timeout from when it
+ * began to hold none (from its start, before its first Tattach). A
+ * connection that holds nothing is closed, so connections that only
+ * connect, or only send Tversion, cannot hold a place for long; one that
+ * holds a fid (a mount) may be idle for as long as idle_timeout allows.
+ */
+static uint64_t next_deadline(struct srv_conn *c, uint64_t version_by)
+{
+	uint64_t by = c->versioned ? 0 : version_by, h;
+
+	if (!srv_cfg.handshake_timeout)
+		return by;
+	if (conn_nfids(c)) {
+		c->nofid_since = 0;
+		return by;
+	}
+	if (!c->nofid_since)
+		c->nofid_since = now_ms();
+	h = c->nofid_since + srv_cfg.handshake_timeout * 1000ull;
+	return by && by < h ? by : h;
+}
+
+/*
+ * Wait for the first byte of the next message under the idle limit (or
+ * next_deadline()); from there the message has msg_timeout to arrive
+ * whole, and no longer than that deadline.
  */
 static int reader_next(struct reader *rd, struct srv_conn *c, uint64_t version_by)
 {
-	rd->deadline = c->versioned ? 0 : version_by;
+	uint64_t by;
+
 	while (rd->end == rd->start) {
 		ssize_t n;
-		int err = reader_arm(rd);
+		int err;
 
+		/* again each time: a Tattach on a worker may have ended it */
+		rd->deadline = next_deadline(c, version_by);
+		err = reader_arm(rd);
 		if (err < 0)
 			return err;
 		rd->start = rd->end = 0;
@@ -790,15 +829,19 @@ static int reader_next(struct reader *rd, struct srv_conn *c, uint64_t version_b
 		}
 		if (n == 0)
 			return -EPIPE;
+		if (errno == EAGAIN && rd->deadline)
+			continue;
 		err = reader_error(rd);
 		if (err < 0)
 			return err;
 	}
+	by = next_deadline(c, version_by);
 	if (srv_cfg.msg_timeout) {
-		uint64_t by = now_ms() + srv_cfg.msg_timeout * 1000ull;
+		uint64_t m = now_ms() + srv_cfg.msg_timeout * 1000ull;
 
-		rd->deadline = !c->versioned && version_by < by ? version_by : by;
+		by = by && by < m ? by : m;
 	}
+	rd->deadline = by;
 	return 0;
 }
 
@@ -862,6 +905,34 @@ static void wait_answered(struct srv_conn *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* The peer of a connection, for the per-peer limit: none for a pipe. */
+static void peer_of(int fd, struct srv_peer *p)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	memset(p, 0, sizeof(*p));
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return;
+	if (ss.ss_family == AF_UNIX) {
+		struct ucred cr;
+		socklen_t cl = sizeof(cr);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0) {
+			p->family = AF_UNIX;
+			memcpy(p->addr, &cr.uid, sizeof(cr.uid));
+		}
+	} else if (ss.ss_family == AF_INET) {
+		/* as an IPv4-mapped IPv6 address: one key for both forms */
+		p->family = AF_INET6;
+		p->addr[10] = p->addr[11] = 0xff;
+		memcpy(p->addr + 12, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+	} else if (ss.ss_family == AF_INET6) {
+		p->family = AF_INET6;
+		memcpy(p->addr, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+	}
+}
+
 /*
  * Serve one client on rfd/wfd until it goes away. squash: a root attach
  * acts as the anonymous user (network clients, unless no_root_squash).
@@ -873,10 +944,24 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 	struct srv_req *req;
 	uint64_t version_by;
 
-	if (!c || !rd || srv_fidtab_init(&c->fids) < 0) {
+	if (!c || !rd) {
 		fprintf(stderr, "v9fsd: %s: out of memory\n", peer);
 		goto out_free;
 	}
+	peer_of(rfd, &c->peerid);
+	if (srv_limit_conn_take(&c->peerid) < 0) {
+		if (srv_cfg.debug)
+			fprintf(stderr, "v9fsd: %s: too many connections, refusing\n", peer);
+		free(rd);
+		free(c);
+		goto out_close;
+	}
+	if (srv_fidtab_init(&c->fids) < 0) {
+		fprintf(stderr, "v9fsd: %s: out of memory\n", peer);
+		srv_limit_conn_give(&c->peerid);
+		goto out_free;
+	}
+	c->nofid_since = now_ms();
 	c->rfd = rfd;
 	c->wfd = wfd;
 	c->msize = srv_cfg.msize;
@@ -968,12 +1053,14 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 	pthread_mutex_destroy(&c->wlock);
 	pthread_cond_destroy(&c->cond);
 	pthread_cond_destroy(&c->out_cond);
+	srv_limit_conn_give(&c->peerid);
 out_free:
 	free(rd);
 	free(c);
+	/* give what this client's buffers took back to the system */
+	malloc_trim(0);
+out_close:
 	close(rfd);
 	if (wfd != rfd)
 		close(wfd);
-	/* give what this client's buffers took back to the system */
-	malloc_trim(0);
 }

@@ -44,6 +44,8 @@
 #define SRV_SMALL_BUF		(16 * 1024)	/* request buffers start this big */
 #define SRV_CACHE_BYTES		(4u << 20)	/* kept for reuse per connection */
 #define SRV_CONN_BYTES		(32u << 20)	/* request buffers in flight per connection */
+#define SRV_HANDSHAKE_TIMEOUT	10	/* s: a connection without a fid lasts */
+#define SRV_MAX_CONNS		1024	/* connections at most, unless -c says */
 
 struct sockaddr;
 
@@ -83,6 +85,8 @@ struct srv_config {
 	gid_t map_gid;
 	const char *stats_file;
 	bool proc_ok;		/* /proc/self/fd is usable for reopening */
+	unsigned int max_peer_conns;	/* connections per peer; 0: a quarter of all */
+	unsigned int handshake_timeout;	/* s: a connection holding no fid lasts; 0: no limit */
 };
 
 extern struct srv_config srv_cfg;
@@ -156,6 +160,12 @@ struct srv_fidtab {
 struct srv_conn;
 struct srv_out;
 
+/* Who is at the other end of a connection, for the per-peer limit. */
+struct srv_peer {
+	int family;		/* AF_INET6 (IPv4 mapped), AF_UNIX (the uid); 0: none */
+	uint8_t addr[16];
+};
+
 enum srv_req_state { SRV_REQ_QUEUED, SRV_REQ_RUNNING, SRV_REQ_DONE };
 
 struct srv_req {
@@ -209,6 +219,9 @@ struct srv_conn {
 	pthread_cond_t out_cond;	/* outq changed, or the writer should stop */
 	bool writer_on, writer_stop;	/* under wlock */
 	pthread_t writer;
+	/* connection limits (limits.c) and the handshake deadline */
+	struct srv_peer peerid;
+	uint64_t nofid_since;		/* ms: since when it holds no fid; 0: it holds some */
 };
 
 /* conn.c */
@@ -252,6 +265,8 @@ bool srv_limit_req_take(void);
 void srv_limit_req_give(void);
 bool srv_limit_wait_take(struct srv_conn *c);
 void srv_limit_wait_give(struct srv_conn *c);
+int srv_limit_conn_take(const struct srv_peer *p);
+void srv_limit_conn_give(const struct srv_peer *p);
 
 /* confine.c */
 int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode);

@@ -513,6 +513,137 @@ out:
 	unlink(at("big"));
 }
 
+/* Whether the server has closed fd within ms (EOF or reset; data is read past). */
+static bool closed_within(int fd, int ms)
+{
+	double until = tc_now() + ms / 1000.0;
+	char b[4096];
+
+	while (tc_now() < until) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) != 1)
+			continue;
+		n = read(fd, b, sizeof(b));
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
+			return true;
+	}
+	return false;
+}
+
+/* Send a Tversion on a raw connection and read its reply; 0 or -1. */
+static int version_only(int fd)
+{
+	struct tc c;
+	int err;
+
+	if (tc_use_fd(&c, fd) < 0)
+		return -1;
+	err = tc_version(&c, "9P2000.L", 8192);
+	free(c.tbuf);
+	free(c.rbuf);
+	return err;
+}
+
+/*
+ * With 256 descriptors, 150 TCP connections that send nothing or only a
+ * Tversion (idle for the default timeouts): a client attached before them
+ * still walks, and a newcomer on the unix socket still attaches and walks.
+ */
+#define FLOOD 150
+
+static void test_idle_flood(void)
+{
+	const char *args[] = { "-e", dir, "-l", NULL, "-l", "tcp:127.0.0.1:0", "-t", "2",
+			       NULL };
+	struct rlimit saved, small = { 256, 256 };
+	static char sock[4200];
+	struct tc_daemon d;
+	struct tc a, n;
+	int fds[FLOOD], versioned = 0, walks = 0, err = 0, nerr;
+
+	snprintf(sock, sizeof(sock), "unix:%s", at("sock"));
+	args[3] = sock;
+	getrlimit(RLIMIT_NOFILE, &saved);
+	setrlimit(RLIMIT_NOFILE, &small);
+	nerr = tc_daemon_start(&d, args, 2);
+	setrlimit(RLIMIT_NOFILE, &saved);
+	if (nerr != 2 || session(&a, &d, 8192, 0) < 0) {
+		tap_ok(0, "v9fsd starts with 256 descriptors");
+		tc_daemon_stop(&d);
+		return;
+	}
+	for (int i = 0; i < FLOOD; i++) {
+		fds[i] = tc_dial(d.addrs[1]);
+		if (fds[i] >= 0 && i % 3 && version_only(fds[i]) == 0)
+			versioned++;
+	}
+	tap_diag("%d connections, %d of them answered a Tversion, hold on", FLOOD, versioned);
+	for (uint32_t f = 1; f <= 8; f++) {
+		err = tc_walk(&a, 0, f, "pub");
+		if (err < 0)
+			break;
+		walks++;
+	}
+	tap_ok(walks == 8, "a client attached before them walks on (%d of 8, %d)", walks, err);
+	nerr = session(&n, &d, 8192, 0);
+	if (nerr == 0)
+		nerr = tc_walk(&n, 0, 1, "pub");
+	tap_ok(nerr == 0, "a newcomer still attaches and walks (%d)", nerr);
+	if (n.tbuf)
+		tc_stop(&n);
+	tc_stop(&a);
+	for (int i = 0; i < FLOOD; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	tap_ok(daemon_alive(&d), "v9fsd lives");
+	tc_daemon_stop(&d);
+}
+
+/*
+ * handshake_timeout=1: connections that send nothing, only a Tversion,
+ * or clunk their last fid are closed within a few seconds; one that holds
+ * a fid is not, however idle.
+ */
+static void test_handshake_timeout(void)
+{
+	struct tc_daemon d;
+	struct tc held, gone;
+	int fds[10], cut = 0;
+	bool gone_cut, held_ok;
+
+	if (start_daemon(&d, "handshake_timeout=1", NULL) < 0 ||
+	    session(&held, &d, 8192, 0) < 0) {
+		tap_ok(0, "v9fsd starts with handshake_timeout=1");
+		tc_daemon_stop(&d);
+		return;
+	}
+	for (int i = 0; i < 10; i++) {
+		fds[i] = tc_dial(d.addrs[0]);
+		if (i % 2 && fds[i] >= 0)
+			version_only(fds[i]);
+	}
+	memset(&gone, 0, sizeof(gone));
+	if (session(&gone, &d, 8192, 0) == 0)
+		tc_clunk(&gone, 0);
+	for (int i = 0; i < 10; i++)
+		cut += fds[i] >= 0 && closed_within(fds[i], 4000);
+	gone_cut = gone.tbuf && closed_within(gone.fd, 2000);
+	tap_ok(cut == 10, "silent and Tversion-only connections are closed after the handshake "
+	       "timeout (%d of 10)", cut);
+	tap_ok(gone_cut, "a session that clunked its last fid is closed too");
+	held_ok = tc_walk(&held, 0, 1, "pub") == 0;
+	tap_ok(held_ok, "a session holding a fid is not, idle as long");
+	for (int i = 0; i < 10; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (gone.tbuf)
+		tc_stop(&gone);
+	tc_stop(&held);
+	tc_daemon_stop(&d);
+}
+
 int main(void)
 {
 	int fd;
@@ -527,6 +658,8 @@ int main(void)
 	test_flush_chain();
 	test_setid_race();
 	test_slow_readers();
+	test_idle_flood();
+	test_handshake_timeout();
 	tc_rmtree(dir);
 	free(dir);
 	return tap_done();
