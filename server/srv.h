@@ -46,6 +46,8 @@
 #define SRV_CONN_BYTES		(32u << 20)	/* request buffers in flight per connection */
 #define SRV_HANDSHAKE_TIMEOUT	10	/* s: a connection without a fid lasts */
 #define SRV_MAX_CONNS		1024	/* connections at most, unless -c says */
+#define SRV_CONN_XATTR_BYTES	(2u << 20)	/* xattr fid buffers per connection */
+#define SRV_XATTR_BYTES		(32u << 20)	/* xattr fid buffers, every connection */
 
 struct sockaddr;
 
@@ -222,6 +224,7 @@ struct srv_conn {
 	/* connection limits (limits.c) and the handshake deadline */
 	struct srv_peer peerid;
 	uint64_t nofid_since;		/* ms: since when it holds no fid; 0: it holds some */
+	uint64_t xattr_bytes;		/* its xattr fids' buffers (atomic) */
 };
 
 /* conn.c */

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -86,6 +87,23 @@ static int recv_within(struct tc *c, struct v9p_fcall *r, int ms)
 	if (poll(&p, 1, ms) != 1 || tc_recv(c, r) < 0)
 		return -1;
 	return 0;
+}
+
+/* VmRSS of a process in KiB, or -1. */
+static long rss_kb(pid_t pid)
+{
+	char p[64], line[256];
+	long kb = -1;
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	fp = fopen(p, "r");
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		sscanf(line, "VmRSS: %ld", &kb);
+	fclose(fp);
+	return kb;
 }
 
 static struct v9p_fcall *lock_msg(uint32_t fid, uint8_t type, bool wait)
@@ -568,7 +586,7 @@ static void test_idle_flood(void)
 	getrlimit(RLIMIT_NOFILE, &saved);
 	setrlimit(RLIMIT_NOFILE, &small);
 	nerr = tc_daemon_start(&d, args, 2);
-	setrlimit(RLIMIT_NOFILE, &saved);
+	setrlimit(RLIMIT_NOFILE, &saved);	/* the soft limit; the hard one stays */
 	if (nerr != 2 || session(&a, &d, 8192, 0) < 0) {
 		tap_ok(0, "v9fsd starts with 256 descriptors");
 		tc_daemon_stop(&d);
@@ -644,6 +662,131 @@ static void test_handshake_timeout(void)
 	tc_daemon_stop(&d);
 }
 
+/* Fid f: a clone of the root turned into a Txattrcreate of size bytes, filled. */
+static int xattr_fill(struct tc *c, uint32_t f, uint32_t size)
+{
+	static uint8_t val[65536];
+	struct v9p_fcall t;
+	int err;
+
+	err = tc_walk(c, 0, f, "pub");
+	if (err < 0)
+		return err;
+	memset(&t, 0, sizeof(t));
+	t.type = V9P_TXATTRCREATE;
+	t.txattrcreate.fid = f;
+	v9p_str_set(&t.txattrcreate.name, "user.big");
+	t.txattrcreate.attr_size = size;
+	err = tc_rpc(c, &t);
+	if (err < 0) {
+		tc_clunk(c, f);
+		return err;
+	}
+	memset(val, 'x', size);
+	err = tc_write(c, f, 0, val, size);
+	return err < 0 ? err : 0;
+}
+
+/*
+ * 24 connections each make 40 xattr fids of 64 KiB, filled and never
+ * clunked (60 MiB asked): past the per-connection and server bounds each
+ * gets ENOMEM, and v9fsd's RSS grows by less than 40 MiB. Clunked, the
+ * buffers are returned: the same connections may make them again.
+ * Txattrwalk is counted the same way.
+ */
+#define XCONNS 24
+#define XFIDS 40
+
+static void test_xattr_memory(void)
+{
+	static struct tc c[XCONNS];
+	struct rlimit rl;
+	struct tc_daemon d;
+	char val[3000];
+	long rss0, rss1, made = 0, enomem = 0, other = 0, again = 0, walks = 0;
+	int err = 0;
+
+	memset(c, 0, sizeof(c));
+	memset(val, 'y', sizeof(val));
+	if (setxattr(at("pub"), "user.walk", val, sizeof(val), 0) < 0) {
+		tap_ok(1, "# SKIP no user xattrs on %s (%s)", dir, strerror(errno));
+		return;
+	}
+	/* a thousand fids: v9fsd raises its descriptor limit to the hard one */
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_max < 2 * (XCONNS * (XFIDS + 1) + 64) + 64) {
+		tap_ok(1, "# SKIP the xattr buffers need %d descriptors",
+		       2 * (XCONNS * (XFIDS + 1) + 64) + 64);
+		removexattr(at("pub"), "user.walk");
+		return;
+	}
+	if (start_daemon(&d, "max_threads=16", NULL) < 0) {
+		tap_ok(0, "v9fsd starts for the xattr buffers");
+		return;
+	}
+	rss0 = rss_kb(d.pid);
+	for (int i = 0; i < XCONNS; i++) {
+		if (session(&c[i], &d, 128 * 1024 + 24, 0) < 0) {
+			other++;
+			continue;
+		}
+		for (uint32_t f = 1; f <= XFIDS; f++) {
+			err = xattr_fill(&c[i], f, 65536);
+			made += err == 0;
+			enomem += err == -ENOMEM;
+			if (err < 0 && err != -ENOMEM && !other++)
+				tap_diag("connection %d, fid %u: %d", i, f, err);
+		}
+	}
+	rss1 = rss_kb(d.pid);
+	tap_diag("%ld xattr buffers of 64 KiB made, %ld refused with ENOMEM, %ld other errors; "
+		 "RSS %ld -> %ld KiB", made, enomem, other, rss0, rss1);
+	tap_ok(enomem > 0 && other == 0 && made * 64 <= 32 * 1024,
+	       "past the bounds Txattrcreate fails with ENOMEM (%ld made, %ld refused)", made,
+	       enomem);
+	tap_ok(rss1 - rss0 < 40 * 1024, "v9fsd grows by %ld KiB, not by the %d MiB asked",
+	       rss1 - rss0, XCONNS * XFIDS / 16);
+	/* clunked, the buffers are given back */
+	for (int i = 0; i < XCONNS; i++)
+		for (uint32_t f = 1; c[i].tbuf && f <= XFIDS; f++)
+			tc_clunk(&c[i], f);
+	/* Txattrwalk of a 3000-byte value, fids kept, once the others are gone */
+	{
+		struct tc w;
+
+		if (session(&w, &d, 8192, 0) == 0 && tc_walk(&w, 0, 1, "pub") == 0) {
+			for (uint32_t f = 2; f <= 2000; f++) {
+				struct v9p_fcall t;
+
+				memset(&t, 0, sizeof(t));
+				t.type = V9P_TXATTRWALK;
+				t.txattrwalk.fid = 1;
+				t.txattrwalk.newfid = f;
+				v9p_str_set(&t.txattrwalk.name, "user.walk");
+				err = tc_rpc(&w, &t);
+				if (err < 0)
+					break;
+				walks++;
+			}
+			tc_stop(&w);
+		}
+		tap_ok(err == -ENOMEM && walks < 2000,
+		       "Txattrwalk counts too: ENOMEM after %ld fids of 3000 bytes (%d)",
+		       walks, err);
+	}
+	for (int i = 0; i < XCONNS; i++)
+		if (c[i].tbuf)
+			again += xattr_fill(&c[i], 1, 65536) == 0;
+	tap_ok(again == XCONNS, "after the clunks every connection may make one again (%ld of %d)",
+	       again, XCONNS);
+	for (int i = 0; i < XCONNS; i++)
+		if (c[i].tbuf)
+			tc_stop(&c[i]);
+	tap_ok(daemon_alive(&d), "v9fsd lives");
+	tc_daemon_stop(&d);
+	removexattr(at("pub"), "user.walk");
+}
+
 int main(void)
 {
 	int fd;
@@ -658,8 +801,10 @@ int main(void)
 	test_flush_chain();
 	test_setid_race();
 	test_slow_readers();
-	test_idle_flood();
 	test_handshake_timeout();
+	test_xattr_memory();
+	/* last: it lowers the descriptor limit, hard one too, for good */
+	test_idle_flood();
 	tc_rmtree(dir);
 	free(dir);
 	return tap_done();
