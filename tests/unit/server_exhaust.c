@@ -31,6 +31,10 @@
 #include "server_client.h"
 #include "tap.h"
 
+#ifndef V9FSD_BIN
+#define V9FSD_BIN "build/bin/v9fsd"
+#endif
+
 #define NOBODY 65534
 
 static char *dir;
@@ -702,6 +706,8 @@ static void test_xattr_memory(void)
 	static struct tc c[XCONNS];
 	struct rlimit rl;
 	struct tc_daemon d;
+	/* 32 MiB of buffers and their bookkeeping; AddressSanitizer's allocator pads them */
+	long rss_bound = strstr(V9FSD_BIN, "-asan") ? 60 * 1024 : 40 * 1024;
 	char val[3000];
 	long rss0, rss1, made = 0, enomem = 0, other = 0, again = 0, walks = 0;
 	int err = 0;
@@ -744,8 +750,8 @@ static void test_xattr_memory(void)
 	tap_ok(enomem > 0 && other == 0 && made * 64 <= 32 * 1024,
 	       "past the bounds Txattrcreate fails with ENOMEM (%ld made, %ld refused)", made,
 	       enomem);
-	tap_ok(rss1 - rss0 < 40 * 1024, "v9fsd grows by %ld KiB, not by the %d MiB asked",
-	       rss1 - rss0, XCONNS * XFIDS / 16);
+	tap_ok(rss1 - rss0 < rss_bound, "v9fsd grows by %ld KiB (at most %ld), not by the %d MiB "
+	       "asked", rss1 - rss0, rss_bound, XCONNS * XFIDS / 16);
 	/* clunked, the buffers are given back */
 	for (int i = 0; i < XCONNS; i++)
 		for (uint32_t f = 1; c[i].tbuf && f <= XFIDS; f++)
