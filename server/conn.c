@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -214,8 +215,48 @@ static uint64_t now_ms(void);
 struct srv_out {
 	struct srv_out *next;
 	uint32_t len, off;
+	bool mapped;		/* its own mapping, not the heap's */
 	uint8_t data[];
 };
+
+/*
+ * Large queued replies get mappings of their own: they are made on
+ * workers and freed by the writer, and from the heap they would be left
+ * in the workers' arenas, which are trimmed only so far; unmapped, their
+ * memory goes back to the system at once.
+ */
+#ifdef __SANITIZE_ADDRESS__
+/* AddressSanitizer's allocator maps large blocks itself, their shadow too */
+#define OUT_MAP_MIN	UINT32_MAX
+#else
+#define OUT_MAP_MIN	(64 * 1024)
+#endif
+
+static struct srv_out *out_alloc(uint32_t len)
+{
+	size_t size = sizeof(struct srv_out) + len;
+	struct srv_out *o;
+
+	if (len < OUT_MAP_MIN) {
+		o = malloc(size);
+		if (o)
+			o->mapped = false;
+		return o;
+	}
+	o = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (o == MAP_FAILED)
+		return NULL;
+	o->mapped = true;
+	return o;
+}
+
+static void out_free(struct srv_out *o)
+{
+	if (o->mapped)
+		munmap(o, sizeof(*o) + o->len);
+	else
+		free(o);
+}
 
 /* As much of buf as the socket takes now: bytes sent, or -errno. */
 static ssize_t send_now(struct srv_conn *c, const uint8_t *buf, size_t len)
@@ -237,12 +278,18 @@ static ssize_t send_now(struct srv_conn *c, const uint8_t *buf, size_t len)
 	return (ssize_t)done;
 }
 
-/* Room for more requests: wake the reader (wait_for_room()). */
-static void out_room(struct srv_conn *c)
+/*
+ * Room for more requests: wake the reader (wait_for_room()), and the
+ * workers if the queue was long enough to keep them off (pool.c).
+ */
+static void out_room(struct srv_conn *c, uint64_t was)
 {
 	pthread_mutex_lock(&c->lock);
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
+	if (was > SRV_OUT_BYTES && __atomic_load_n(&c->out_bytes, __ATOMIC_ACQUIRE) <=
+	    SRV_OUT_BYTES)
+		srv_pool_wake();
 }
 
 /* Drop the client (wlock held): wake its reader, free what was queued. */
@@ -254,11 +301,11 @@ static void conn_drop(struct srv_conn *c, const char *why)
 	shutdown(c->rfd, SHUT_RDWR);
 	while ((o = c->outq)) {
 		c->outq = o->next;
-		free(o);
+		out_free(o);
 	}
 	c->outq_tail = &c->outq;
-	__atomic_store_n(&c->out_bytes, 0, __ATOMIC_RELEASE);
-	out_room(c);
+	out_room(c, __atomic_exchange_n(&c->out_bytes, 0, __ATOMIC_ACQ_REL));
+	srv_pool_wake();	/* its queued requests end on workers */
 	if (srv_cfg.debug)
 		fprintf(stderr, "v9fsd: %s: %s, dropping\n", c->peer, why);
 }
@@ -272,6 +319,7 @@ static void *writer_main(void *arg)
 		struct srv_out *o = c->outq;
 		struct pollfd p = { .fd = c->wfd, .events = POLLOUT };
 		int timeout = -1;
+		uint64_t was;
 		ssize_t n;
 
 		if (!o) {
@@ -290,10 +338,10 @@ static void *writer_main(void *arg)
 			c->outq = o->next;
 			if (!c->outq)
 				c->outq_tail = &c->outq;
-			__atomic_sub_fetch(&c->out_bytes, o->len, __ATOMIC_RELEASE);
-			free(o);
+			was = __atomic_fetch_sub(&c->out_bytes, o->len, __ATOMIC_ACQ_REL);
+			out_free(o);
 			c->out_since = now_ms();
-			out_room(c);
+			out_room(c, was);
 			continue;
 		}
 		if (srv_cfg.stall_timeout) {
@@ -316,7 +364,7 @@ static void *writer_main(void *arg)
 /* Queue the rest of a reply for the writer (wlock held); 0 or -ENOMEM. */
 static int out_queue(struct srv_conn *c, const uint8_t *buf, uint32_t len)
 {
-	struct srv_out *o = malloc(sizeof(*o) + len);
+	struct srv_out *o = out_alloc(len);
 
 	if (!o)
 		return -ENOMEM;
@@ -1032,6 +1080,7 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 	for (struct srv_req *r = c->reqs; r; r = r->next)
 		if (r->state == SRV_REQ_QUEUED)
 			r->cancelled = true;
+	srv_pool_wake();	/* a backed-up connection's requests may run now */
 	wait_idle(c);
 	pthread_mutex_unlock(&c->lock);
 	/* nothing more is sent: the writer, if any, ends */

@@ -48,6 +48,7 @@
 #define SRV_MAX_CONNS		1024	/* connections at most, unless -c says */
 #define SRV_CONN_XATTR_BYTES	(2u << 20)	/* xattr fid buffers per connection */
 #define SRV_XATTR_BYTES		(32u << 20)	/* xattr fid buffers, every connection */
+#define SRV_OUT_BYTES		(4u << 20)	/* queued replies: past it, no more run */
 
 struct sockaddr;
 
@@ -240,6 +241,7 @@ void srv_pool_submit(struct srv_req *req);
 void srv_pool_interrupt(struct srv_req *req);
 void srv_pool_forget(struct srv_req *req);
 void srv_pool_done(struct srv_req *req);
+void srv_pool_wake(void);
 
 /* dispatch.c */
 void srv_dispatch(struct srv_req *req);
