@@ -2,6 +2,7 @@
 #
 # build/bin/v9fsd          host build (used by the unit tests and `make run`)
 # build/guest/bin/v9fsd    static build for the guest's /v9fs/bin
+# build/bin/v9fsd-asan     the same under AddressSanitizer and UBSan (the -asan tests)
 # build/unit/server_*      host tests (TAP), each drives v9fsd -s over a socketpair
 #                          or a daemon's sockets; server_bench is a latency probe
 
@@ -42,6 +43,48 @@ $(BUILD)/unit/server_%-serial: tests/unit/server_%.c tests/unit/server_client.c 
 		-DTC_SERVER_OPT='"serial"' -pthread -o $@ $< tests/unit/server_client.c $(PROTO_SRCS)
 
 SERVER_TESTS += $(SERVER_SERIAL_TESTS)
+
+# The attack tests once more against v9fsd built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (build/bin/v9fsd-asan): the same sources, with
+# V9FSD_BIN pointing there. build/unit/server_<name>-asan is a small script
+# that runs build/unit/asan/server_<name> with every server's reports going
+# to files; the first error aborts that server (which the test sees as a
+# server gone), and any report at all adds a failing TAP line.
+SERVER_ASAN_CFLAGS := $(HOST_CFLAGS) -O1 -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+SERVER_ASAN_NAMES := server_attack server_limits server_exhaust \
+	$(if $(wildcard tests/unit/server_privilege.c),server_privilege)
+SERVER_ASAN_TESTS := $(patsubst %,$(BUILD)/unit/%-asan,$(SERVER_ASAN_NAMES))
+SERVER_ASAN_ENV := halt_on_error=1:abort_on_error=1:detect_leaks=0:quarantine_size_mb=1:allocator_release_to_os_interval_ms=100
+
+$(BUILD)/bin/v9fsd-asan: $(SERVER_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(SERVER_ASAN_CFLAGS) -pthread -o $@ $(SERVER_SRCS) $(PROTO_SRCS)
+
+$(BUILD)/unit/asan/server_%: tests/unit/server_%.c tests/unit/server_client.c \
+		tests/unit/server_client.h $(PROTO_SRCS) $(PROTO_HDRS) $(BUILD)/bin/v9fsd-asan
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itests/unit -DV9FSD_BIN='"$(abspath $(BUILD)/bin/v9fsd-asan)"' \
+		-pthread -o $@ $< tests/unit/server_client.c $(PROTO_SRCS)
+
+$(BUILD)/unit/server_%-asan: $(BUILD)/unit/asan/server_%
+	@printf '%s\n' '#!/bin/sh' \
+		'# made by mk/server.mk: $(<F) against v9fsd-asan' \
+		'd=$$(mktemp -d) || exit 1' \
+		'ASAN_OPTIONS=$(SERVER_ASAN_ENV):log_path=$$d/report \' \
+		'UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$$d/report \' \
+		'	$(abspath $<); rc=$$?' \
+		'if ls "$$d"/report* > /dev/null 2>&1; then' \
+		'	sed "s/^/# /" "$$d"/report*' \
+		'	echo "not ok - v9fsd-asan reported an error (above)"; rc=1' \
+		'fi' \
+		'rm -rf "$$d"; exit $$rc' > $@
+	@chmod +x $@
+
+# the programs the scripts run are kept, not removed as intermediates
+.SECONDARY: $(patsubst %,$(BUILD)/unit/asan/%,$(SERVER_ASAN_NAMES))
+
+SERVER_TESTS += $(SERVER_ASAN_TESTS)
 UNIT_TESTS += $(SERVER_TESTS)
 
 # A host-side latency probe against v9fsd or diod (not a test): tests/unit/server_bench.c.

@@ -30,6 +30,7 @@ struct srv_config srv_cfg = {
 	.stall_timeout = SRV_STALL_TIMEOUT,
 	.max_dialect = V9P_9P2000L,
 	.stats_dir_fd = -1,
+	.handshake_timeout = SRV_HANDSHAKE_TIMEOUT,
 };
 
 static int parse_num(const char *s, unsigned long max, unsigned long *out)
@@ -197,6 +198,8 @@ int srv_config_option(const char *opt)
 		{ "msg_timeout", 0, 86400, &srv_cfg.msg_timeout },
 		{ "stall_timeout", 0, 86400, &srv_cfg.stall_timeout },
 		{ "idle_timeout", 0, INT_MAX, &srv_cfg.idle_timeout },
+		{ "max_peer_conns", 0, INT_MAX, &srv_cfg.max_peer_conns },
+		{ "handshake_timeout", 0, 86400, &srv_cfg.handshake_timeout },
 	};
 	const char *eq = strchr(opt, '=');
 	size_t nl = eq ? (size_t)(eq - opt) : strlen(opt);

@@ -4,8 +4,9 @@
  *
  * The connection's own thread reads and frames messages, answers Tversion
  * and Tflush itself and hands every other request to the worker pool, so a
- * slow request never holds up the ones behind it. Replies are written whole
- * under wlock, in whatever order requests finish.
+ * slow request never holds up the ones behind it. Replies go out whole and
+ * in one piece each, in whatever order requests finish, under wlock; what
+ * the client does not take at once waits in a queue (send_bytes()).
  *
  * Tflush: if the old tag is still in flight the flush waits on it and its
  * Rflush is sent right after the old request's reply (or instead of it when
@@ -21,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -156,6 +159,7 @@ static void req_release(struct srv_conn *c, struct srv_req *r)
 	req_release_counted(c, r, false);
 }
 
+/* A pipe (-s): replies are written whole, blocking. */
 static int write_all(int fd, const uint8_t *buf, size_t len)
 {
 	while (len) {
@@ -164,8 +168,7 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			/* SO_SNDTIMEO ran out: the client stopped taking replies */
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+			return -errno;
 		}
 		buf += n;
 		len -= (size_t)n;
@@ -196,38 +199,245 @@ static void conn_kill(struct srv_conn *c)
 	__atomic_store_n(&c->dead, true, __ATOMIC_RELEASE);
 }
 
+static uint64_t now_ms(void);
+
+/*
+ * Replies to a socket never block the thread that sends them: what the
+ * socket does not take at once is copied to the connection's queue, and
+ * the connection's writer thread (started the first time that happens)
+ * sends it as the client takes it. So a client that reads its replies
+ * slowly, or not at all, holds no worker and no connection thread, only
+ * the queue's memory, which counts against the connection's bound
+ * (wait_for_room()). Each reply has stall_timeout from when it begins to
+ * go out to be taken whole, however the client trickles; past that, the
+ * connection ends.
+ */
+struct srv_out {
+	struct srv_out *next;
+	uint32_t len, off;
+	bool mapped;		/* its own mapping, not the heap's */
+	uint8_t data[];
+};
+
+/*
+ * Large queued replies get mappings of their own: they are made on
+ * workers and freed by the writer, and from the heap they would be left
+ * in the workers' arenas, which are trimmed only so far; unmapped, their
+ * memory goes back to the system at once.
+ */
+#ifdef __SANITIZE_ADDRESS__
+/* AddressSanitizer's allocator maps large blocks itself, their shadow too */
+#define OUT_MAP_MIN	UINT32_MAX
+#else
+#define OUT_MAP_MIN	(64 * 1024)
+#endif
+
+static struct srv_out *out_alloc(uint32_t len)
+{
+	size_t size = sizeof(struct srv_out) + len;
+	struct srv_out *o;
+
+	if (len < OUT_MAP_MIN) {
+		o = malloc(size);
+		if (o)
+			o->mapped = false;
+		return o;
+	}
+	o = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (o == MAP_FAILED)
+		return NULL;
+	o->mapped = true;
+	return o;
+}
+
+static void out_free(struct srv_out *o)
+{
+	if (o->mapped)
+		munmap(o, sizeof(*o) + o->len);
+	else
+		free(o);
+}
+
+/* As much of buf as the socket takes now: bytes sent, or -errno. */
+static ssize_t send_now(struct srv_conn *c, const uint8_t *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = send(c->wfd, buf + done, len - done, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			return -errno;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/*
+ * Room for more requests: wake the reader (wait_for_room()), and the
+ * workers if the queue was long enough to keep them off (pool.c).
+ */
+static void out_room(struct srv_conn *c, uint64_t was)
+{
+	pthread_mutex_lock(&c->lock);
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	if (was > SRV_OUT_BYTES && __atomic_load_n(&c->out_bytes, __ATOMIC_ACQUIRE) <=
+	    SRV_OUT_BYTES)
+		srv_pool_wake();
+}
+
+/* Drop the client (wlock held): wake its reader, free what was queued. */
+static void conn_drop(struct srv_conn *c, const char *why)
+{
+	struct srv_out *o;
+
+	conn_kill(c);
+	shutdown(c->rfd, SHUT_RDWR);
+	while ((o = c->outq)) {
+		c->outq = o->next;
+		out_free(o);
+	}
+	c->outq_tail = &c->outq;
+	out_room(c, __atomic_exchange_n(&c->out_bytes, 0, __ATOMIC_ACQ_REL));
+	srv_pool_wake();	/* its queued requests end on workers */
+	if (srv_cfg.debug)
+		fprintf(stderr, "v9fsd: %s: %s, dropping\n", c->peer, why);
+}
+
+static void *writer_main(void *arg)
+{
+	struct srv_conn *c = arg;
+
+	pthread_mutex_lock(&c->wlock);
+	for (;;) {
+		struct srv_out *o = c->outq;
+		struct pollfd p = { .fd = c->wfd, .events = POLLOUT };
+		int timeout = -1;
+		uint64_t was;
+		ssize_t n;
+
+		if (!o) {
+			if (c->writer_stop)
+				break;
+			pthread_cond_wait(&c->out_cond, &c->wlock);
+			continue;
+		}
+		n = send_now(c, o->data + o->off, o->len - o->off);
+		if (n < 0) {
+			conn_drop(c, "cannot send");
+			continue;
+		}
+		o->off += (uint32_t)n;
+		if (o->off == o->len) {
+			c->outq = o->next;
+			if (!c->outq)
+				c->outq_tail = &c->outq;
+			was = __atomic_fetch_sub(&c->out_bytes, o->len, __ATOMIC_ACQ_REL);
+			out_free(o);
+			c->out_since = now_ms();
+			out_room(c, was);
+			continue;
+		}
+		if (srv_cfg.stall_timeout) {
+			uint64_t by = c->out_since + srv_cfg.stall_timeout * 1000ull, now = now_ms();
+
+			if (now >= by) {
+				conn_drop(c, "a reply not taken within stall_timeout");
+				continue;
+			}
+			timeout = by - now > 1000000 ? 1000000 : (int)(by - now);
+		}
+		pthread_mutex_unlock(&c->wlock);
+		poll(&p, 1, timeout);
+		pthread_mutex_lock(&c->wlock);
+	}
+	pthread_mutex_unlock(&c->wlock);
+	return NULL;
+}
+
+/* Queue the rest of a reply for the writer (wlock held); 0 or -ENOMEM. */
+static int out_queue(struct srv_conn *c, const uint8_t *buf, uint32_t len)
+{
+	struct srv_out *o = out_alloc(len);
+
+	if (!o)
+		return -ENOMEM;
+	memcpy(o->data, buf, len);
+	o->len = len;
+	o->off = 0;
+	o->next = NULL;
+	if (!c->outq)
+		c->out_since = now_ms();
+	*c->outq_tail = o;
+	c->outq_tail = &o->next;
+	__atomic_add_fetch(&c->out_bytes, len, __ATOMIC_RELEASE);
+	if (!c->writer_on) {
+		pthread_attr_t attr;
+		int err;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 128 * 1024);
+		err = pthread_create(&c->writer, &attr, writer_main, c);
+		pthread_attr_destroy(&attr);
+		if (err)
+			return -err;
+		c->writer_on = true;
+	}
+	pthread_cond_signal(&c->out_cond);
+	return 0;
+}
+
 static void send_bytes(struct srv_conn *c, const uint8_t *buf, uint32_t len)
 {
 	pthread_mutex_lock(&c->wlock);
-	if (!conn_dead(c)) {
-		if (srv_cfg.debug)
-			srv_trace(c, "<-", buf, len);
-		if (write_all(c->wfd, buf, len) < 0) {
-			/* drop the client: wake its reader, buffer nothing more */
-			conn_kill(c);
-			shutdown(c->rfd, SHUT_RDWR);
-			if (srv_cfg.debug)
-				fprintf(stderr, "v9fsd: %s: cannot send, dropping\n", c->peer);
-		}
+	if (conn_dead(c))
+		goto out;
+	if (srv_cfg.debug)
+		srv_trace(c, "<-", buf, len);
+	if (!c->wsock) {
+		if (write_all(c->wfd, buf, len) < 0)
+			conn_drop(c, "cannot send");
+		goto out;
 	}
+	/* in order: behind what is queued, else straight out if it fits */
+	if (!c->outq) {
+		ssize_t n = send_now(c, buf, len);
+
+		if (n < 0) {
+			conn_drop(c, "cannot send");
+			goto out;
+		}
+		buf += n;
+		len -= (uint32_t)n;
+	}
+	if (len && out_queue(c, buf, len) < 0)
+		conn_drop(c, "cannot queue a reply");
+out:
 	pthread_mutex_unlock(&c->wlock);
 }
 
 /*
- * The request is finished (replied to, or cancelled): take it off the
- * connection and answer, in order, the flushes that waited on it.
+ * Take a finished request off the connection; returns the flushes that
+ * waited on it, in arrival order. *counted: it was in flight (not a
+ * request answered before it was counted).
  */
-static void req_complete(struct srv_req *req)
+static struct srv_req *req_retire(struct srv_req *req, bool *counted)
 {
 	struct srv_conn *c = req->conn;
-	struct srv_req *fl, *next;
-	bool counted = false;
+	struct srv_req *fl;
 
+	*counted = false;
 	pthread_mutex_lock(&c->lock);
 	for (struct srv_req **pp = &c->reqs; *pp; pp = &(*pp)->next) {
 		if (*pp == req) {
 			*pp = req->next;
-			counted = true;
+			*counted = true;
 			break;
 		}
 	}
@@ -238,14 +448,44 @@ static void req_complete(struct srv_req *req)
 	srv_pool_forget(req);
 	if (req->on_worker)
 		srv_pool_done(req);
+	return fl;
+}
 
-	for (; fl; fl = next) {
-		next = fl->fnext;
+/*
+ * The request is finished (replied to, or cancelled): take it off the
+ * connection and answer, in order, the flushes that waited on it, and
+ * the flushes that waited on those, depth first (each Rflush right after
+ * the reply it waited for). A client can chain thousands of flushes, one
+ * on the next: this is a loop over a list, never a recursion. Each
+ * flush on the list is still counted in flight, so the connection lives
+ * until the last one is released; nothing of c is touched after that.
+ */
+static void req_complete(struct srv_req *req)
+{
+	struct srv_conn *c = req->conn;
+	struct srv_req *todo, *fl, *mine, **tail;
+	bool counted;
+	int len;
+
+	todo = req_retire(req, &counted);
+	req_release_counted(c, req, counted);
+	while ((fl = todo)) {
+		todo = fl->fnext;
 		fl->out.type = V9P_RFLUSH;
 		fl->out.tag = fl->tag;
-		srv_reply(fl, v9p_pack(&fl->out, c->dialect, fl->tx, fl->bufsize));
+		len = v9p_pack(&fl->out, c->dialect, fl->tx, fl->bufsize);
+		if (len > 0)
+			send_bytes(c, fl->tx, (uint32_t)len);
+		/* the flushes of this flush go before its later siblings */
+		mine = req_retire(fl, &counted);
+		if (mine) {
+			for (tail = &mine; *tail; tail = &(*tail)->fnext)
+				;
+			*tail = todo;
+			todo = mine;
+		}
+		req_release_counted(c, fl, counted);
 	}
-	req_release_counted(c, req, counted);
 }
 
 /* Send req->tx[0..len) (len <= 0: nothing to send) and retire req. */
@@ -577,18 +817,56 @@ static int reader_get(struct reader *rd, uint8_t *dst, uint32_t len)
 	return 0;
 }
 
+static unsigned int conn_nfids(struct srv_conn *c)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&c->fids.lock);
+	n = c->fids.count;
+	pthread_mutex_unlock(&c->fids.lock);
+	return n;
+}
+
 /*
- * Wait for the first byte of the next message under the idle limit (or,
- * before Tversion, the connection's deadline); from there the message has
- * msg_timeout to arrive whole.
+ * The deadline (ms; 0: none) for the next message: before Tversion the
+ * connection's, and while it holds no fid, handshake_timeout from when it
+ * began to hold none (from its start, before its first Tattach). A
+ * connection that holds nothing is closed, so connections that only
+ * connect, or only send Tversion, cannot hold a place for long; one that
+ * holds a fid (a mount) may be idle for as long as idle_timeout allows.
+ */
+static uint64_t next_deadline(struct srv_conn *c, uint64_t version_by)
+{
+	uint64_t by = c->versioned ? 0 : version_by, h;
+
+	if (!srv_cfg.handshake_timeout)
+		return by;
+	if (conn_nfids(c)) {
+		c->nofid_since = 0;
+		return by;
+	}
+	if (!c->nofid_since)
+		c->nofid_since = now_ms();
+	h = c->nofid_since + srv_cfg.handshake_timeout * 1000ull;
+	return by && by < h ? by : h;
+}
+
+/*
+ * Wait for the first byte of the next message under the idle limit (or
+ * next_deadline()); from there the message has msg_timeout to arrive
+ * whole, and no longer than that deadline.
  */
 static int reader_next(struct reader *rd, struct srv_conn *c, uint64_t version_by)
 {
-	rd->deadline = c->versioned ? 0 : version_by;
+	uint64_t by;
+
 	while (rd->end == rd->start) {
 		ssize_t n;
-		int err = reader_arm(rd);
+		int err;
 
+		/* again each time: a Tattach on a worker may have ended it */
+		rd->deadline = next_deadline(c, version_by);
+		err = reader_arm(rd);
 		if (err < 0)
 			return err;
 		rd->start = rd->end = 0;
@@ -599,28 +877,33 @@ static int reader_next(struct reader *rd, struct srv_conn *c, uint64_t version_b
 		}
 		if (n == 0)
 			return -EPIPE;
+		if (errno == EAGAIN && rd->deadline)
+			continue;
 		err = reader_error(rd);
 		if (err < 0)
 			return err;
 	}
+	by = next_deadline(c, version_by);
 	if (srv_cfg.msg_timeout) {
-		uint64_t by = now_ms() + srv_cfg.msg_timeout * 1000ull;
+		uint64_t m = now_ms() + srv_cfg.msg_timeout * 1000ull;
 
-		rd->deadline = !c->versioned && version_by < by ? version_by : by;
+		by = by && by < m ? by : m;
 	}
+	rd->deadline = by;
 	return 0;
 }
 
 /*
- * Replies not yet sent hold their buffers: past SRV_CONN_BYTES of them
- * the connection reads no new request until some are gone, so a client
- * that does not read its replies costs a bounded amount of memory (and is
- * dropped after stall_timeout).
+ * Requests in flight and replies not yet taken hold memory: past
+ * SRV_CONN_BYTES of them the connection reads no new request until some
+ * are gone, so a client that does not read its replies costs a bounded
+ * amount of memory (and is dropped after stall_timeout).
  */
 static void wait_for_room(struct srv_conn *c)
 {
 	pthread_mutex_lock(&c->lock);
-	while (c->inflight_bytes > SRV_CONN_BYTES && !conn_dead(c))
+	while (c->inflight_bytes + __atomic_load_n(&c->out_bytes, __ATOMIC_ACQUIRE) >
+	       SRV_CONN_BYTES && !conn_dead(c))
 		pthread_cond_wait(&c->cond, &c->lock);
 	pthread_mutex_unlock(&c->lock);
 }
@@ -670,6 +953,34 @@ static void wait_answered(struct srv_conn *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* The peer of a connection, for the per-peer limit: none for a pipe. */
+static void peer_of(int fd, struct srv_peer *p)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	memset(p, 0, sizeof(*p));
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return;
+	if (ss.ss_family == AF_UNIX) {
+		struct ucred cr;
+		socklen_t cl = sizeof(cr);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0) {
+			p->family = AF_UNIX;
+			memcpy(p->addr, &cr.uid, sizeof(cr.uid));
+		}
+	} else if (ss.ss_family == AF_INET) {
+		/* as an IPv4-mapped IPv6 address: one key for both forms */
+		p->family = AF_INET6;
+		p->addr[10] = p->addr[11] = 0xff;
+		memcpy(p->addr + 12, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+	} else if (ss.ss_family == AF_INET6) {
+		p->family = AF_INET6;
+		memcpy(p->addr, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+	}
+}
+
 /*
  * Serve one client on rfd/wfd until it goes away. squash: a root attach
  * acts as the anonymous user (network clients, unless no_root_squash).
@@ -681,10 +992,24 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 	struct srv_req *req;
 	uint64_t version_by;
 
-	if (!c || !rd || srv_fidtab_init(&c->fids) < 0) {
+	if (!c || !rd) {
 		fprintf(stderr, "v9fsd: %s: out of memory\n", peer);
 		goto out_free;
 	}
+	peer_of(rfd, &c->peerid);
+	if (srv_limit_conn_take(&c->peerid) < 0) {
+		if (srv_cfg.debug)
+			fprintf(stderr, "v9fsd: %s: too many connections, refusing\n", peer);
+		free(rd);
+		free(c);
+		goto out_close;
+	}
+	if (srv_fidtab_init(&c->fids) < 0) {
+		fprintf(stderr, "v9fsd: %s: out of memory\n", peer);
+		srv_limit_conn_give(&c->peerid);
+		goto out_free;
+	}
+	c->nofid_since = now_ms();
 	c->rfd = rfd;
 	c->wfd = wfd;
 	c->msize = srv_cfg.msize;
@@ -704,11 +1029,14 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 
 		rd->sock = getsockopt(rfd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0;
 	}
-	if (srv_cfg.stall_timeout) {
-		struct timeval tv = { .tv_sec = srv_cfg.stall_timeout };
+	{
+		int type;
+		socklen_t tl = sizeof(type);
 
-		setsockopt(wfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		c->wsock = getsockopt(wfd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0;
 	}
+	c->outq_tail = &c->outq;
+	pthread_cond_init(&c->out_cond, NULL);
 	version_by = srv_cfg.msg_timeout ? now_ms() + srv_cfg.msg_timeout * 1000ull : 0;
 
 	for (;;) {
@@ -752,8 +1080,18 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 	for (struct srv_req *r = c->reqs; r; r = r->next)
 		if (r->state == SRV_REQ_QUEUED)
 			r->cancelled = true;
+	srv_pool_wake();	/* a backed-up connection's requests may run now */
 	wait_idle(c);
 	pthread_mutex_unlock(&c->lock);
+	/* nothing more is sent: the writer, if any, ends */
+	pthread_mutex_lock(&c->wlock);
+	c->writer_stop = true;
+	pthread_cond_signal(&c->out_cond);
+	pthread_mutex_unlock(&c->wlock);
+	if (c->writer_on) {
+		shutdown(c->wfd, SHUT_RDWR);	/* out of its wait for room */
+		pthread_join(c->writer, NULL);
+	}
 	srv_fid_clunk_all(c);
 	while ((req = c->free_reqs)) {
 		c->free_reqs = req->next;
@@ -763,12 +1101,15 @@ void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash)
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->wlock);
 	pthread_cond_destroy(&c->cond);
+	pthread_cond_destroy(&c->out_cond);
+	srv_limit_conn_give(&c->peerid);
 out_free:
 	free(rd);
 	free(c);
+	/* give what this client's buffers took back to the system */
+	malloc_trim(0);
+out_close:
 	close(rfd);
 	if (wfd != rfd)
 		close(wfd);
-	/* give what this client's buffers took back to the system */
-	malloc_trim(0);
 }

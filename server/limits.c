@@ -5,10 +5,14 @@
  *
  * Fids: each holds one or two descriptors, so the number of fids of all
  * connections together is capped below the descriptor limit, keeping a
- * reserve for accepting connections and for the server's own use. Each
- * connection also takes one unit (its socket). The last quarter of the
+ * reserve for accepting connections and for the server's own use. The last quarter of the
  * budget is kept for connections that hold few fids (SRV_FID_FLOOR), so
  * that a group of clients holding many cannot lock a new client out.
+ *
+ * A connection takes no fid unit: only its fids do, so connections that
+ * hold none cannot lock anyone out of the fid budget. Connections are
+ * bounded on their own, in all and per peer (srv_limit_conn_take()), and
+ * one that holds no fid lasts handshake_timeout (conn.c).
  *
  * Requests: in flight per connection (conn.c) and of all connections
  * together. Worker threads: a blocking Tlock holds one for as long as it
@@ -17,6 +21,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 
 #include "srv.h"
 
@@ -81,4 +89,107 @@ void srv_limit_wait_give(struct srv_conn *c)
 {
 	__atomic_sub_fetch(&total_waits, 1, __ATOMIC_RELAXED);
 	__atomic_sub_fetch(&c->nwaiting, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Connections: each is a thread and a descriptor. At most -c in all, by
+ * default a quarter of the descriptors left after fd_reserve (and no more
+ * than SRV_MAX_CONNS); per peer (a TCP client's address, a unix socket
+ * client's uid) max_peer_conns, by default a quarter of that default, so
+ * that one peer cannot take every connection.
+ */
+struct peer_count {
+	struct peer_count *next;
+	struct srv_peer peer;
+	unsigned int n;
+};
+
+#define PEER_HASH	64
+
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct peer_count *peer_hash[PEER_HASH];
+static unsigned int total_conns, max_conns, max_peer_conns;
+
+static void conn_limits_locked(void)
+{
+	struct rlimit rl;
+	rlim_t room = SRV_MAX_CONNS * 4ull;
+	unsigned int dflt;
+
+	if (max_conns)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		room = rl.rlim_cur > srv_cfg.fd_reserve ? rl.rlim_cur - srv_cfg.fd_reserve : 0;
+	dflt = room / 4 > SRV_MAX_CONNS ? SRV_MAX_CONNS : (unsigned int)(room / 4);
+	if (dflt < 4)
+		dflt = 4;
+	max_conns = srv_cfg.max_conns > 0 ? (unsigned int)srv_cfg.max_conns : dflt;
+	max_peer_conns = srv_cfg.max_peer_conns ? srv_cfg.max_peer_conns : dflt / 4;
+}
+
+static struct peer_count **peer_slot(const struct srv_peer *p)
+{
+	unsigned int h = (unsigned int)p->family;
+	struct peer_count **pp;
+
+	for (size_t i = 0; i < sizeof(p->addr); i++)
+		h = h * 31 + p->addr[i];
+	for (pp = &peer_hash[h % PEER_HASH]; *pp; pp = &(*pp)->next)
+		if ((*pp)->peer.family == p->family && !memcmp((*pp)->peer.addr, p->addr,
+							       sizeof(p->addr)))
+			break;
+	return pp;
+}
+
+/* A new connection from p: 0, or -EMFILE past the total, -EUSERS past p's share. */
+int srv_limit_conn_take(const struct srv_peer *p)
+{
+	struct peer_count **pp, *pc;
+	int err = 0;
+
+	pthread_mutex_lock(&conns_lock);
+	conn_limits_locked();
+	if (total_conns >= max_conns) {
+		err = -EMFILE;
+		goto out;
+	}
+	if (p->family) {
+		pp = peer_slot(p);
+		pc = *pp;
+		if (pc && pc->n >= max_peer_conns) {
+			err = -EUSERS;
+			goto out;
+		}
+		if (!pc) {
+			pc = calloc(1, sizeof(*pc));
+			if (!pc) {
+				err = -ENOMEM;
+				goto out;
+			}
+			pc->peer = *p;
+			*pp = pc;
+		}
+		pc->n++;
+	}
+	total_conns++;
+out:
+	pthread_mutex_unlock(&conns_lock);
+	return err;
+}
+
+void srv_limit_conn_give(const struct srv_peer *p)
+{
+	struct peer_count **pp, *pc;
+
+	pthread_mutex_lock(&conns_lock);
+	total_conns--;
+	if (p->family) {
+		pp = peer_slot(p);
+		pc = *pp;
+		if (pc && --pc->n == 0) {
+			*pp = pc->next;
+			free(pc);
+		}
+	}
+	pthread_mutex_unlock(&conns_lock);
 }

@@ -416,7 +416,6 @@ static void *conn_thread(void *p)
 
 	srv_conn_serve(a->fd, a->fd, a->peer, a->squash);
 	free(a);
-	srv_limit_fid_give();
 	pthread_mutex_lock(&conns_lock);
 	n_conns--;
 	pthread_mutex_unlock(&conns_lock);
@@ -478,20 +477,12 @@ static void start_conn(int fd, const struct listener *l)
 			return;
 		}
 	}
-	/* a connection's socket is a descriptor too: from the fid budget */
-	if (srv_limit_fid_take(0) < 0) {
-		if (srv_cfg.debug)
-			fprintf(stderr, "v9fsd: out of descriptors, refusing a connection\n");
-		close(fd);
-		return;
-	}
 	pthread_mutex_lock(&conns_lock);
 	if (srv_cfg.max_conns && n_conns >= srv_cfg.max_conns) {
 		pthread_mutex_unlock(&conns_lock);
 		if (srv_cfg.debug)
 			fprintf(stderr, "v9fsd: connection limit reached, refusing\n");
 		close(fd);
-		srv_limit_fid_give();
 		return;
 	}
 	n_conns++;
@@ -525,7 +516,6 @@ static void start_conn(int fd, const struct listener *l)
 fail:
 	fprintf(stderr, "v9fsd: cannot start a connection thread\n");
 	close(fd);
-	srv_limit_fid_give();
 	pthread_mutex_lock(&conns_lock);
 	n_conns--;
 	pthread_mutex_unlock(&conns_lock);

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "srv.h"
 #include "ops.h"
@@ -98,44 +97,6 @@ int srv_op_auth(struct srv_req *req)
 {
 	/* no authentication: Tattach takes afid NOFID */
 	return -EOPNOTSUPP;
-}
-
-/*
- * Before a write or a truncation by a user without CAP_FSETID, the client's
- * kernel clears the file's set-uid and set-gid bits, and a 9P client asks
- * for that as a change of mode (Tsetattr or Twstat), which only the owner
- * may make. A local file system needs no ownership for it, only the write
- * permission. So when the user's chmod is refused, a mode that differs from
- * the file's only by dropping set-id bits of a regular file is applied with
- * root's rights if the user may write the file (else the write's EACCES).
- * Between the check and the chmod the owner may change the mode; the kernel
- * would do both under the inode lock.
- */
-int srv_drop_setid(struct srv_fid *f, mode_t mode)
-{
-	struct stat st;
-	mode_t cur, dropped;
-	int err;
-
-	if (!srv_cfg.as_root || !S_ISREG(f->ftype))
-		return -EPERM;
-	err = srv_fid_stat(f, &st);
-	if (err < 0)
-		return err;
-	cur = st.st_mode & 07777;
-	mode &= 07777;
-	dropped = cur & ~mode;
-	if ((mode & ~cur) || !dropped || (dropped & ~(mode_t)(S_ISUID | S_ISGID)))
-		return -EPERM;
-	/* as the user: its file-system ids, no capabilities */
-	if (syscall(SYS_faccessat2, f->pfd, "", W_OK, AT_EACCESS | AT_EMPTY_PATH) < 0)
-		return errno == EACCES || errno == EROFS ? -errno : -EPERM;
-	err = srv_user_become_root();
-	if (err == 0)
-		err = srv_set_mode(f, mode);
-	/* fails closed: a thread that cannot switch back serves nothing */
-	srv_user_become(f->user);
-	return err;
 }
 
 static bool aname_ok(const struct v9p_str *a)

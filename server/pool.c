@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +54,19 @@ static unsigned int conn_share(void)
 	return max_threads / 4 > 2 ? (unsigned int)max_threads / 4 : 2;
 }
 
+/*
+ * A connection whose client has not taken SRV_OUT_BYTES of replies yet
+ * gets no worker until it takes some (its writer wakes the pool then): a
+ * client that does not read makes the server do no more work for it, and
+ * hold no more memory, than that. A connection that is ending runs what
+ * it has (requests flushed by its end complete on a worker).
+ */
+static bool backed_up(const struct srv_conn *c)
+{
+	return __atomic_load_n(&c->out_bytes, __ATOMIC_ACQUIRE) > SRV_OUT_BYTES &&
+	       !__atomic_load_n(&c->dead, __ATOMIC_ACQUIRE);
+}
+
 /* Take the first queued request whose connection is under its share. */
 static struct srv_req *pick_locked(void)
 {
@@ -61,7 +75,7 @@ static struct srv_req *pick_locked(void)
 	for (pp = &q_head; *pp; prev = *pp, pp = &(*pp)->qnext) {
 		struct srv_req *r = *pp;
 
-		if (r->conn->nrunning >= conn_share())
+		if (r->conn->nrunning >= conn_share() || backed_up(r->conn))
 			continue;
 		*pp = r->qnext;
 		if (q_tail == r)
@@ -150,6 +164,14 @@ int srv_pool_start(int nthreads, int maxthreads)
 	pthread_t t;
 	int err = 0;
 
+	/*
+	 * Connection ends call malloc_trim() from several threads at once.
+	 * glibc's allocator sets itself up, unlocked, at its first use: a
+	 * malloc() does it before any thread runs, unless a sanitizer's
+	 * allocator stands in for malloc (v9fsd-asan), and then it is the
+	 * first malloc_trim(). Made here, before any connection's thread.
+	 */
+	malloc_trim(0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_interrupt;	/* no SA_RESTART: that is the point */
 	sigemptyset(&sa.sa_mask);
@@ -210,6 +232,15 @@ void srv_pool_done(struct srv_req *req)
 	req->on_worker = false;
 	if (q_head)
 		pthread_cond_signal(&pool_cond);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* A connection's replies were taken, or it ended: its requests may run. */
+void srv_pool_wake(void)
+{
+	pthread_mutex_lock(&pool_lock);
+	if (q_head)
+		pthread_cond_broadcast(&pool_cond);
 	pthread_mutex_unlock(&pool_lock);
 }
 

@@ -4,6 +4,12 @@
  * Tsetattr share them). All of them act on the fid's own inode through its
  * descriptor, never by name, so a symlink swapped in under the same name
  * is never followed.
+ *
+ * Every change of a file's mode that v9fsd makes, and every change that
+ * clears set-id bits as a side effect (chown, truncation), is made under
+ * the file's mode lock, so that the one step taken as root on a user's
+ * behalf (srv_drop_setid()) sees no such change between its check and
+ * its chmod.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,11 +17,29 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "srv.h"
 #include "ops.h"
 
-int srv_set_mode(struct srv_fid *f, mode_t mode)
+/*
+ * Mode locks, by inode: a fixed set of mutexes, an inode hashed to one.
+ * Two inodes may share a lock; nothing is ever held across a request.
+ */
+#define MODE_LOCKS	64
+
+static pthread_mutex_t mode_locks[MODE_LOCKS] = {
+	[0 ... MODE_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER
+};
+
+static pthread_mutex_t *mode_lock(const struct srv_fid *f)
+{
+	uint64_t h = (uint64_t)f->ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)f->dev;
+
+	return &mode_locks[(h >> 32) % MODE_LOCKS];
+}
+
+static int set_mode_locked(struct srv_fid *f, mode_t mode)
 {
 	char p[64];
 	int fd, err = 0;
@@ -39,7 +63,84 @@ int srv_set_mode(struct srv_fid *f, mode_t mode)
 	return err;
 }
 
-int srv_set_size(struct srv_fid *f, uint64_t size)
+int srv_set_mode(struct srv_fid *f, mode_t mode)
+{
+	pthread_mutex_t *l = mode_lock(f);
+	int err;
+
+	pthread_mutex_lock(l);
+	err = set_mode_locked(f, mode);
+	pthread_mutex_unlock(l);
+	return err;
+}
+
+static bool same_state(const struct stat *a, const struct stat *b)
+{
+	return a->st_mode == b->st_mode && a->st_uid == b->st_uid && a->st_gid == b->st_gid;
+}
+
+/*
+ * Before a write or a truncation by a user without CAP_FSETID, the client's
+ * kernel clears the file's set-uid and set-gid bits, and a 9P client asks
+ * for that as a change of mode (Tsetattr or Twstat), which only the owner
+ * may make. A local file system needs no ownership for it, only the write
+ * permission. So when the user's chmod is refused, a mode that differs from
+ * the file's only by dropping set-id bits of a regular file is applied with
+ * root's rights if the user may write the file (else the write's EACCES).
+ *
+ * The check is made as the user and the chmod as root: in between, the
+ * file must not change, or the chmod would undo the change (an owner's
+ * chmod to a mode the user may not write, say). Every change v9fsd makes
+ * to a mode, owner or size takes the file's mode lock, held here from the
+ * check to the chmod; a change made meanwhile by anything else (a write
+ * that clears set-id bits, a local process) is seen in the mode, owner and
+ * group, compared as root right before the chmod: the check is then made
+ * again. What remains is a local change between that comparison and the
+ * chmod, two system calls apart.
+ */
+#define DROP_TRIES	3
+
+int srv_drop_setid(struct srv_fid *f, mode_t mode)
+{
+	pthread_mutex_t *l = mode_lock(f);
+	struct stat st, now;
+	mode_t cur, dropped;
+	int err = -EAGAIN, tries;
+
+	if (!srv_cfg.as_root || !S_ISREG(f->ftype))
+		return -EPERM;
+	mode &= 07777;
+	pthread_mutex_lock(l);
+	for (tries = 0; tries < DROP_TRIES && err == -EAGAIN; tries++) {
+		/* as the user: its file-system ids, no capabilities */
+		err = srv_user_become(f->user);
+		if (err == 0)
+			err = srv_fid_stat(f, &st);
+		if (err < 0)
+			break;
+		cur = st.st_mode & 07777;
+		dropped = cur & ~mode;
+		if ((mode & ~cur) || !dropped || (dropped & ~(mode_t)(S_ISUID | S_ISGID))) {
+			err = -EPERM;
+			break;
+		}
+		if (syscall(SYS_faccessat2, f->pfd, "", W_OK, AT_EACCESS | AT_EMPTY_PATH) < 0) {
+			err = errno == EACCES || errno == EROFS ? -errno : -EPERM;
+			break;
+		}
+		err = srv_user_become_root();
+		if (err == 0)
+			err = srv_fid_stat(f, &now);
+		if (err == 0)
+			err = same_state(&st, &now) ? set_mode_locked(f, mode) : -EAGAIN;
+	}
+	pthread_mutex_unlock(l);
+	/* fails closed: a thread that cannot switch back serves nothing */
+	srv_user_become(f->user);
+	return err == -EAGAIN ? -EPERM : err;
+}
+
+static int set_size_locked(struct srv_fid *f, uint64_t size)
 {
 	int fd, err = 0;
 
@@ -62,6 +163,18 @@ int srv_set_size(struct srv_fid *f, uint64_t size)
 	return err;
 }
 
+/* A truncation by a user who is not the owner clears set-id bits. */
+int srv_set_size(struct srv_fid *f, uint64_t size)
+{
+	pthread_mutex_t *l = mode_lock(f);
+	int err;
+
+	pthread_mutex_lock(l);
+	err = set_size_locked(f, size);
+	pthread_mutex_unlock(l);
+	return err;
+}
+
 /* ts[0] atime, ts[1] mtime; UTIME_OMIT / UTIME_NOW as utimensat(2). */
 int srv_set_times(struct srv_fid *f, const struct timespec ts[2])
 {
@@ -80,9 +193,15 @@ int srv_set_times(struct srv_fid *f, const struct timespec ts[2])
 	return utimensat(AT_FDCWD, p, ts, 0) < 0 ? -errno : 0;
 }
 
+/* A change of owner or group clears set-id bits. */
 int srv_set_owner(struct srv_fid *f, uid_t uid, gid_t gid)
 {
+	pthread_mutex_t *l = mode_lock(f);
+	int err = 0;
+
+	pthread_mutex_lock(l);
 	if (fchownat(f->pfd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	return 0;
+		err = -errno;
+	pthread_mutex_unlock(l);
+	return err;
 }

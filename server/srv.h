@@ -44,6 +44,11 @@
 #define SRV_SMALL_BUF		(16 * 1024)	/* request buffers start this big */
 #define SRV_CACHE_BYTES		(4u << 20)	/* kept for reuse per connection */
 #define SRV_CONN_BYTES		(32u << 20)	/* request buffers in flight per connection */
+#define SRV_HANDSHAKE_TIMEOUT	10	/* s: a connection without a fid lasts */
+#define SRV_MAX_CONNS		1024	/* connections at most, unless -c says */
+#define SRV_CONN_XATTR_BYTES	(2u << 20)	/* xattr fid buffers per connection */
+#define SRV_XATTR_BYTES		(32u << 20)	/* xattr fid buffers, every connection */
+#define SRV_OUT_BYTES		(4u << 20)	/* queued replies: past it, no more run */
 
 struct sockaddr;
 
@@ -97,6 +102,8 @@ struct srv_config {
 	/* -S: the counters file's directory, opened at start-up */
 	int stats_dir_fd;
 	const char *stats_base;
+	unsigned int max_peer_conns;	/* connections per peer; 0: a quarter of all */
+	unsigned int handshake_timeout;	/* s: a connection holding no fid lasts; 0: no limit */
 };
 
 extern struct srv_config srv_cfg;
@@ -168,6 +175,13 @@ struct srv_fidtab {
 };
 
 struct srv_conn;
+struct srv_out;
+
+/* Who is at the other end of a connection, for the per-peer limit. */
+struct srv_peer {
+	int family;		/* AF_INET6 (IPv4 mapped), AF_UNIX (the uid); 0: none */
+	uint8_t addr[16];
+};
 
 enum srv_req_state { SRV_REQ_QUEUED, SRV_REQ_RUNNING, SRV_REQ_DONE };
 
@@ -214,6 +228,18 @@ struct srv_conn {
 	unsigned int nwaiting;		/* blocking Tlocks waiting (atomic) */
 	unsigned int nrunning;		/* requests on workers (pool lock) */
 	char peer[80];
+	/* replies the client has not taken yet, sent by the writer (conn.c) */
+	bool wsock;			/* wfd is a socket: no send ever blocks */
+	struct srv_out *outq, **outq_tail;	/* under wlock */
+	uint64_t out_bytes;		/* queued (atomic: the reader reads it) */
+	uint64_t out_since;		/* ms: the head reply began to go out */
+	pthread_cond_t out_cond;	/* outq changed, or the writer should stop */
+	bool writer_on, writer_stop;	/* under wlock */
+	pthread_t writer;
+	/* connection limits (limits.c) and the handshake deadline */
+	struct srv_peer peerid;
+	uint64_t nofid_since;		/* ms: since when it holds no fid; 0: it holds some */
+	uint64_t xattr_bytes;		/* its xattr fids' buffers (atomic) */
 };
 
 /* conn.c */
@@ -229,6 +255,7 @@ void srv_pool_submit(struct srv_req *req);
 void srv_pool_interrupt(struct srv_req *req);
 void srv_pool_forget(struct srv_req *req);
 void srv_pool_done(struct srv_req *req);
+void srv_pool_wake(void);
 
 /* dispatch.c */
 void srv_dispatch(struct srv_req *req);
@@ -257,6 +284,8 @@ bool srv_limit_req_take(void);
 void srv_limit_req_give(void);
 bool srv_limit_wait_take(struct srv_conn *c);
 void srv_limit_wait_give(struct srv_conn *c);
+int srv_limit_conn_take(const struct srv_peer *p);
+void srv_limit_conn_give(const struct srv_peer *p);
 
 /* confine.c */
 int srv_open_beneath(int dirfd, const char *path, int flags, mode_t mode);

@@ -8,6 +8,12 @@
  * zero-length value means "remove", as Linux's client uses it.
  * Attributes are read and set through the fid's own inode (/proc/self/fd),
  * never by name.
+ *
+ * An xattr fid holds its buffer (up to 64 KiB) until it is clunked, so
+ * these buffers are counted, per connection (SRV_CONN_XATTR_BYTES) and of
+ * all connections together (SRV_XATTR_BYTES): past either, Txattrwalk and
+ * Txattrcreate fail with ENOMEM, and the count goes down as fids are
+ * clunked.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,10 +37,41 @@ struct srv_xattr {
 	uint8_t *buf;
 	size_t size;		/* value size */
 	size_t len;		/* bytes written so far (create) */
+	struct srv_conn *conn;	/* charged: outlives every fid of it */
+	size_t charged;		/* bytes counted against conn and the server */
 };
+
+static uint64_t xattr_total;
+
+/* Count x and a buffer of size bytes against c and the server; 0 or -ENOMEM. */
+static int xattr_charge(struct srv_xattr *x, struct srv_conn *c, size_t size)
+{
+	size_t n = sizeof(*x) + size;
+	uint64_t all = __atomic_add_fetch(&xattr_total, n, __ATOMIC_RELAXED);
+	uint64_t mine = __atomic_add_fetch(&c->xattr_bytes, n, __ATOMIC_RELAXED);
+
+	if (all > SRV_XATTR_BYTES || mine > SRV_CONN_XATTR_BYTES) {
+		__atomic_sub_fetch(&xattr_total, n, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&c->xattr_bytes, n, __ATOMIC_RELAXED);
+		return -ENOMEM;
+	}
+	x->conn = c;
+	x->charged = n;
+	return 0;
+}
+
+static void xattr_uncharge(struct srv_xattr *x)
+{
+	if (!x->charged)
+		return;
+	__atomic_sub_fetch(&xattr_total, x->charged, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&x->conn->xattr_bytes, x->charged, __ATOMIC_RELAXED);
+	x->charged = 0;
+}
 
 void srv_xattr_free(struct srv_xattr *x)
 {
+	xattr_uncharge(x);
 	free(x->buf);
 	free(x);
 }
@@ -90,6 +127,11 @@ int srv_op_xattrwalk(struct srv_req *req)
 			goto out;
 		}
 		free(x->buf);
+		x->buf = NULL;
+		xattr_uncharge(x);
+		err = xattr_charge(x, req->conn, (size_t)n);
+		if (err < 0)
+			goto out;
 		x->buf = malloc(n ? (size_t)n : 1);
 		if (!x->buf) {
 			err = -ENOMEM;
@@ -182,6 +224,8 @@ int srv_op_xattrcreate(struct srv_req *req)
 		err = -EINVAL;
 	if (err == 0 && xattr_privileged(x->name) && f->user->uid != 0)
 		err = -EPERM;
+	if (err == 0)
+		err = xattr_charge(x, req->conn, x->size);
 	if (err == 0 && !(x->buf = malloc(x->size ? x->size : 1)))
 		err = -ENOMEM;
 	if (err < 0) {
