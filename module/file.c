@@ -1288,7 +1288,7 @@ static int ninep_file_mmap(struct file *file, struct vm_area_struct *vma)
  *   sends nothing and drops the pages again, under the lock too.
  * - a refresh seeing a smaller size from the server (another client
  *   truncated): only i_size goes down (ninep_i_size_refresh(), never while
- *   cache=loose holds bytes not yet sent), pages stay until the next open
+ *   cache=mmap or loose holds bytes not yet sent), pages stay until the next open
  *   drops them; no lock: there is no local truncate to order a store
  *   against, and from then on write-back clamps to the new size and
  *   ninep_page_mkwrite() refuses pages past it.
