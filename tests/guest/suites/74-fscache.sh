@@ -46,12 +46,14 @@ treads() {
 	echo $(($(v9fsd_count $P Tread) - _b))
 }
 
-# cache_up: ext4 on a loop device at $C, bound as cache "v9fs"; sets BIND_PID
+# cache_up [DIR]: ext4 on a loop device at $C, its image in DIR (default $T),
+# bound as cache "v9fs"; sets LOOP and BIND_PID
 cache_up() {
+	_img=${1:-$T}/cache.img
 	modprobe crc32c_generic && modprobe loop && modprobe ext4 &&
 		modprobe cachefiles || return 1
-	dd if=/dev/zero of=$T/cache.img bs=1M count=64 2> /dev/null || return 1
-	LOOP=$(losetup -f) && losetup "$LOOP" $T/cache.img || return 1
+	dd if=/dev/zero of=$_img bs=1M count=64 2> /dev/null || return 1
+	LOOP=$(losetup -f) && losetup "$LOOP" $_img || return 1
 	/usr/bin/mke2fs -q -t ext4 -E nodiscard "$LOOP" > $T/mkfs.txt 2>&1 || return 1
 	mount -t ext4 "$LOOP" $C || return 1
 	/v9fs/bin/cachebind $C v9fs > $T/bind.txt 2>&1 &
@@ -374,27 +376,12 @@ cache_down
 O=$T/outer
 mkdir -p $O
 nested_up() {
-	modprobe crc32c_generic && modprobe loop && modprobe ext4 &&
-		modprobe cachefiles || return 1
+	modprobe crc32c_generic && modprobe loop && modprobe ext4 || return 1
 	dd if=/dev/zero of=$T/outer.img bs=1M count=96 2> /dev/null || return 1
 	LOOP_O=$(losetup -f) && losetup "$LOOP_O" $T/outer.img || return 1
 	/usr/bin/mke2fs -q -t ext4 -E nodiscard "$LOOP_O" > $T/mkfs.txt 2>&1 || return 1
 	mount -t ext4 "$LOOP_O" $O || return 1
-	dd if=/dev/zero of=$O/cache.img bs=1M count=64 2> /dev/null || return 1
-	LOOP=$(losetup -f) && losetup "$LOOP" $O/cache.img || return 1
-	/usr/bin/mke2fs -q -t ext4 -E nodiscard "$LOOP" > $T/mkfs.txt 2>&1 || return 1
-	mount -t ext4 "$LOOP" $C || return 1
-	/v9fs/bin/cachebind $C v9fs > $T/bind.txt 2>&1 &
-	BIND_PID=$!
-	_i=0
-	while [ $_i -lt 50 ]; do
-		grep -qx bound $T/bind.txt && return 0
-		kill -0 $BIND_PID 2> /dev/null || break
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	sed 's/^/#   /' $T/bind.txt
-	return 1
+	cache_up $O
 }
 if ! nested_up; then
 	not_ok "a cachefiles cache on ext4 on a loop device on ext4 is bound"
