@@ -51,7 +51,7 @@ static void __exit ninep_exit(void)
 module_init(ninep_init);
 module_exit(ninep_exit);
 
-MODULE_DESCRIPTION("9P2000 and 9P2000.u file system client (type 9P)");
+MODULE_DESCRIPTION("9P2000.L, 9P2000.u and 9P2000 file system client (type 9P)");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_FS("9P");
 MODULE_VERSION(NINEP_VERSION);
