@@ -83,7 +83,7 @@ def convert(md, version):
     src = md.split("\n")
     out = [
         r'.\" SPDX-License-Identifier: GPL-2.0',
-        r'.\" Generated from docs/mount-options.md by dist/mount-options-man.py: edit that file.',
+        r'.\" Generated from mount-options.md by mount-options-man.py: edit that file.',
         '.TH 9P2000 5 "" "v9fs %s" "File Formats Manual"' % version,
         ".SH NAME",
         NAME,
@@ -165,6 +165,7 @@ def convert(md, version):
     out.extend([
         ".SH SEE ALSO",
         r".BR mount (8),",
+        r".BR fstab (5),",
         r".BR v9fsd (8),",
         r".BR dkms (8)",
     ])
