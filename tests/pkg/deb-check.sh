@@ -46,6 +46,27 @@ check "v9fsd: postinst enables and starts v9fsd.service" \
 check "v9fsd: version $ver, depends on libc6" \
 	bash -c "test \"\$(dpkg-deb -f '$v9fsd' Version)\" = '$ver' &&
 		dpkg-deb -f '$v9fsd' Depends | grep -q libc6"
+# purge removes the unit's StateDirectory, the default export, when it is
+# empty, and keeps what someone put there: the postrm run in a mount
+# namespace of its own over a scratch /var/lib
+purge_leaves() { # purge_leaves empty|full
+	unshare -m --propagation private sh -c '
+		mount -t tmpfs none /var/lib || exit 2
+		mkdir /var/lib/v9fsd
+		[ "$1" = full ] && echo kept > /var/lib/v9fsd/file
+		"$0" purge > /dev/null 2>&1 || exit 3
+		if [ "$1" = full ]; then
+			test "$(cat /var/lib/v9fsd/file)" = kept
+		else
+			test ! -e /var/lib/v9fsd
+		fi' "$out/ctl-v9fsd/postrm" "$1"
+}
+if [ -x "$out/ctl-v9fsd/postrm" ] && unshare -m true 2> /dev/null; then
+	check "v9fsd: purge removes an empty /var/lib/v9fsd (postrm purge)" purge_leaves empty
+	check "v9fsd: purge keeps /var/lib/v9fsd holding a file, and the file" purge_leaves full
+else
+	ok "v9fsd: purge and /var/lib/v9fsd # SKIP no postrm, or no mount namespace here"
+fi
 
 # 9p2000-dkms: the source tree DKMS reads in /usr/src/NAME-VERSION, the
 # mount-options page in section 5.
@@ -67,6 +88,10 @@ dpkg-deb -e "$dkms" "$out/ctl-dkms"
 check "9p2000-dkms: depends on dkms, postinst runs DKMS's common.postinst" \
 	bash -c "dpkg-deb -f '$dkms' Depends | grep -q '^dkms' &&
 		grep -q 'common.postinst' '$out/ctl-dkms/postinst'"
+check "9p2000-dkms recommends kernel headers and suggests v9fsd, which suggests it" \
+	bash -c "dpkg-deb -f '$dkms' Recommends | grep -q linux-headers &&
+		dpkg-deb -f '$dkms' Suggests | grep -qw v9fsd &&
+		dpkg-deb -f '$v9fsd' Suggests | grep -qw 9p2000-dkms"
 
 check "lintian: no error ($(grep -c '^E: ' "$out/lintian.log") errors, $(grep -c '^W: ' "$out/lintian.log") warnings, $(grep -c '^[IP]: ' "$out/lintian.log") info/pedantic)" \
 	bash -c "! grep -q '^E: ' '$out/lintian.log' && test -s '$out/build.log'"

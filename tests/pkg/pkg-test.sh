@@ -30,6 +30,9 @@ for page in docs/v9fsd.8 docs/9p2000.5; do
 	check "$page: man --warnings -l renders it without a warning" \
 		quiet env LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
 		man --warnings -E UTF-8 -l -Tutf8 -Z "$page"
+	# an installed page speaks of the program, not of this source tree
+	check "$page: names no source-tree path, test program or design seed" \
+		bash -c "! grep -n -iE 'seed|\\.\\./shared|tests/|test guest|test suite|dist/|docs/' '$page'"
 done
 
 # --- 9p2000(5) is generated from docs/mount-options.md
