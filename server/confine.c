@@ -240,23 +240,3 @@ int srv_is_root(const struct stat *st)
 {
 	return st->st_dev == srv_cfg.root_dev && st->st_ino == srv_cfg.root_ino;
 }
-
-/*
- * qid.path is the inode number, with the device folded into the top bits
- * for files on other filesystems mounted inside the export. qid.version is
- * 0 (as diod does): the Linux client treats a changed version as a
- * different file, and mtime changes on every write.
- */
-void srv_qid_from_stat(const struct stat *st, struct v9p_qid *q)
-{
-	q->path = (uint64_t)st->st_ino;
-	if (st->st_dev != srv_cfg.root_dev)
-		q->path ^= (uint64_t)st->st_dev << 48;
-	q->version = 0;
-	if (S_ISDIR(st->st_mode))
-		q->type = V9P_QTDIR;
-	else if (S_ISLNK(st->st_mode))
-		q->type = V9P_QTSYMLINK;
-	else
-		q->type = V9P_QTFILE;
-}

@@ -68,7 +68,7 @@ void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 	f->dev = st->st_dev;
 	f->ino = st->st_ino;
 	f->ftype = ftype;
-	f->qtype = S_ISDIR(ftype) ? V9P_QTDIR : S_ISLNK(ftype) ? V9P_QTSYMLINK : V9P_QTFILE;
+	f->qtype = srv_qid_type(ftype);
 	if (u) {
 		srv_user_get(u);
 		f->user = u;

@@ -639,6 +639,37 @@ struct linux_dirent64 {
 };
 
 /*
+ * The qid of directory entry de of the directory f has open, the one a walk
+ * to it answers. d_ino cannot be trusted for that: a mount point's d_ino is
+ * the covered directory's, not the mounted root's, and its device is not
+ * the directory's. So each entry is looked up (statx without syncing, which
+ * a network filesystem can answer from its cache); ".." of the export root
+ * is the root itself, as a walk to it is. An entry gone meanwhile keeps
+ * d_ino on the directory's own device.
+ */
+static void dirent_qid(struct srv_fid *f, const struct linux_dirent64 *de,
+		       struct v9p_qid *q)
+{
+	const char *name = de->d_name;
+	struct statx sx;
+
+	q->version = 0;
+	if (name[0] == '.' && name[1] == '.' && !name[2] &&
+	    f->dev == srv_cfg.root_dev && f->ino == srv_cfg.root_ino)
+		name = ".";
+	if (statx(f->ofd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_INO, &sx) == 0 && (sx.stx_mask & STATX_INO)) {
+		q->path = srv_qid_path(makedev(sx.stx_dev_major, sx.stx_dev_minor),
+				       (ino_t)sx.stx_ino);
+		q->type = srv_qid_type(sx.stx_mode);
+		return;
+	}
+	q->path = srv_qid_path(f->dev, (ino_t)de->d_ino);
+	q->type = de->d_type == DT_DIR ? V9P_QTDIR :
+		  de->d_type == DT_LNK ? V9P_QTSYMLINK : V9P_QTFILE;
+}
+
+/*
  * Treaddir: entries from the host directory with their own d_off as the
  * resume cookie, so a client's offset stays valid however the directory
  * changes meanwhile (as far as the host filesystem's cookies do).
@@ -689,10 +720,7 @@ int srv_op_readdir(struct srv_req *req)
 			int len;
 
 			pos += de->d_reclen;
-			e.qid.type = de->d_type == DT_DIR ? V9P_QTDIR :
-				     de->d_type == DT_LNK ? V9P_QTSYMLINK : V9P_QTFILE;
-			e.qid.version = 0;
-			e.qid.path = de->d_ino;
+			dirent_qid(f, de, &e.qid);
 			e.offset = (uint64_t)de->d_off;
 			e.type = de->d_type;
 			v9p_str_set(&e.name, de->d_name);

@@ -10,6 +10,7 @@
  *   pool.c     worker threads that run requests
  *   fid.c      the per-connection fid table
  *   confine.c  every path resolution, beneath the export root
+ *   qid.c      qid.path: one unique number per host file
  *   user.c     attach names to uids, per-thread identity switching
  *   stats.c    per-message-type counters (-S)
  *   dispatch.c message type -> handler, error replies
@@ -298,8 +299,12 @@ char *srv_path_join(const char *dir, const char *name);
 char *srv_path_parent(const char *path);
 int srv_check_name(const struct v9p_str *name, char *buf);
 int srv_proc_path(int fd, char *buf, size_t len);
-void srv_qid_from_stat(const struct stat *st, struct v9p_qid *q);
 int srv_is_root(const struct stat *st);
+
+/* qid.c */
+uint64_t srv_qid_path(dev_t dev, ino_t ino);
+void srv_qid_from_stat(const struct stat *st, struct v9p_qid *q);
+uint8_t srv_qid_type(mode_t mode);
 
 /* user.c */
 struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, int *err);
