@@ -63,9 +63,7 @@ static int get_dir_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
 		return -ENOTDIR;
 	}
 	/* a directory moved out of the export is out of reach */
-	pthread_mutex_lock(&(*fp)->lock);
 	err = srv_fid_beneath(*fp);
-	pthread_mutex_unlock(&(*fp)->lock);
 	if (err < 0) {
 		srv_fid_put(*fp);
 		return err;

@@ -141,6 +141,9 @@ struct srv_dirmark {
  * so that a rename through any of them updates the paths of all fids at or
  * beneath the renamed name (fid.c: the names lock).
  * ofd is the descriptor opened by Topen/Tlopen/Tcreate/Tlcreate, or -1.
+ * path changes only under the names lock (for writing) and path_lock, which
+ * is taken last and never held across anything that waits: a rename never
+ * waits for a fid's lock, which a long directory read holds.
  */
 struct srv_fid {
 	uint32_t fid;
@@ -148,6 +151,7 @@ struct srv_fid {
 	struct srv_fid *anext, *aprev;	/* every fid of the server */
 	int refs;			/* under the fid table lock */
 	pthread_mutex_t lock;		/* open state, directory position */
+	pthread_mutex_t path_lock;	/* path */
 	int pfd;
 	int ofd;
 	int oflags;			/* open(2) flags of ofd */
