@@ -39,7 +39,7 @@ static pthread_mutex_t *mode_lock(const struct srv_fid *f)
 	return &mode_locks[(h >> 32) % MODE_LOCKS];
 }
 
-static int set_mode_locked(struct srv_fid *f, mode_t mode)
+static int set_mode_locked(struct srv_fid *f, uint64_t mode)
 {
 	char p[64];
 	int fd, err = 0;
@@ -47,31 +47,38 @@ static int set_mode_locked(struct srv_fid *f, mode_t mode)
 	if (S_ISLNK(f->ftype))
 		return -EOPNOTSUPP;	/* Linux has no symlink modes */
 	if (f->ofd >= 0)
-		return fchmod(f->ofd, mode & 07777) < 0 ? -errno : 0;
+		return fchmod(f->ofd, (mode_t)(mode & 07777)) < 0 ? -errno : 0;
 	if (srv_cfg.proc_ok) {
 		srv_proc_path(f->pfd, p, sizeof(p));
-		return chmod(p, mode & 07777) < 0 ? -errno : 0;
+		return chmod(p, (mode_t)(mode & 07777)) < 0 ? -errno : 0;
 	}
 	pthread_mutex_lock(&f->lock);
 	fd = srv_reopen(f, S_ISDIR(f->ftype) ? O_RDONLY | O_DIRECTORY : O_RDONLY);
 	pthread_mutex_unlock(&f->lock);
 	if (fd < 0)
 		return fd;
-	if (fchmod(fd, mode & 07777) < 0)
+	if (fchmod(fd, (mode_t)(mode & 07777)) < 0)
 		err = -errno;
 	close(fd);
 	return err;
 }
 
-int srv_set_mode(struct srv_fid *f, mode_t mode)
+/* change(f, arg) under f's mode lock. */
+static int under_mode_lock(struct srv_fid *f, int (*change)(struct srv_fid *, uint64_t),
+			   uint64_t arg)
 {
 	pthread_mutex_t *l = mode_lock(f);
 	int err;
 
 	pthread_mutex_lock(l);
-	err = set_mode_locked(f, mode);
+	err = change(f, arg);
 	pthread_mutex_unlock(l);
 	return err;
+}
+
+int srv_set_mode(struct srv_fid *f, mode_t mode)
+{
+	return under_mode_lock(f, set_mode_locked, mode);
 }
 
 static bool same_state(const struct stat *a, const struct stat *b)
@@ -166,13 +173,7 @@ static int set_size_locked(struct srv_fid *f, uint64_t size)
 /* A truncation by a user who is not the owner clears set-id bits. */
 int srv_set_size(struct srv_fid *f, uint64_t size)
 {
-	pthread_mutex_t *l = mode_lock(f);
-	int err;
-
-	pthread_mutex_lock(l);
-	err = set_size_locked(f, size);
-	pthread_mutex_unlock(l);
-	return err;
+	return under_mode_lock(f, set_size_locked, size);
 }
 
 /* ts[0] atime, ts[1] mtime; UTIME_OMIT / UTIME_NOW as utimensat(2). */

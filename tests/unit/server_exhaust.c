@@ -23,7 +23,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -43,11 +42,6 @@ static char *dir;
 static char *at(const char *name)
 {
 	return tc_path(dir, name);
-}
-
-static bool daemon_alive(const struct tc_daemon *d)
-{
-	return d->pid > 0 && waitpid(d->pid, NULL, WNOHANG) == 0;
 }
 
 /* Start a daemon on a unix socket in the export with these -o options. */
@@ -213,7 +207,7 @@ static void test_flush_chain(void)
 	       "a chain of %d Tflushes behind a waiting request: every Rflush, in order "
 	       "(%d Rflush, %d in order, %d Rlock, %d other, %.1f s)",
 	       CHAIN, got, inorder, locks, other, tc_now() - t0);
-	tap_ok(daemon_alive(&d) && tc_walk(&c, 0, 5, "") == 0,
+	tap_ok(tc_daemon_alive(&d) && tc_walk(&c, 0, 5, "") == 0,
 	       "v9fsd lives through the chain and serves the connection");
 	tc_stop(&c);
 	tc_stop(&h);
@@ -525,7 +519,7 @@ static void test_slow_readers(void)
 	tap_diag("after %.1f s, %d of %d slow readers cut off", tc_now() - t0, ended, SLOW_K);
 	tap_ok(ended == SLOW_K, "every slow reader is cut off by its reply deadline (%d of %d)",
 	       ended, SLOW_K);
-	tap_ok(daemon_alive(&d) && victim_served(&d, 2.0, &took),
+	tap_ok(tc_daemon_alive(&d) && victim_served(&d, 2.0, &took),
 	       "v9fsd serves on after them");
 out:
 	for (int i = 0; i < SLOW_K; i++)
@@ -619,7 +613,7 @@ static void test_idle_flood(void)
 	for (int i = 0; i < FLOOD; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	tap_ok(daemon_alive(&d), "v9fsd lives");
+	tap_ok(tc_daemon_alive(&d), "v9fsd lives");
 	tc_daemon_stop(&d);
 }
 
@@ -788,21 +782,17 @@ static void test_xattr_memory(void)
 	for (int i = 0; i < XCONNS; i++)
 		if (c[i].tbuf)
 			tc_stop(&c[i]);
-	tap_ok(daemon_alive(&d), "v9fsd lives");
+	tap_ok(tc_daemon_alive(&d), "v9fsd lives");
 	tc_daemon_stop(&d);
 	removexattr(at("pub"), "user.walk");
 }
 
 int main(void)
 {
-	int fd;
-
 	signal(SIGPIPE, SIG_IGN);
-	dir = tc_tmpdir();
-	fd = open(at("pub"), O_CREAT | O_WRONLY, 0644);
-	if (write(fd, "public", 6) != 6)
+	dir = tc_export_with_pub();
+	if (!dir)
 		return 1;
-	close(fd);
 
 	test_flush_chain();
 	test_setid_race();
