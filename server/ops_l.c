@@ -141,7 +141,8 @@ int srv_op_lcreate(struct srv_req *req)
 /*
  * Tsymlink, Tmknod and Tmkdir: make name (checked by the caller) in
  * directory fid dfid: a symlink to target when target is not NULL, else a
- * directory or a node of mode. Give it the client's gid, reply with its qid.
+ * directory or a node of mode, in the client's group (srv_become_creator()),
+ * and reply with its qid.
  */
 static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 		      const char *target, mode_t mode, dev_t dev, uint32_t gid,
@@ -154,6 +155,11 @@ static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 	err = get_dir_fid(req, dfid, &d);
 	if (err < 0)
 		return err;
+	err = srv_become_creator(d->user, gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)gid);
+	if (err < 0) {
+		srv_user_become(d->user);
+		goto out;
+	}
 	/* a symlink's target is only text: it is never resolved on this side */
 	if (target)
 		r = symlinkat(target, d->pfd, name);
@@ -161,16 +167,18 @@ static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 		r = mkdirat(d->pfd, name, mode & 07777);
 	else
 		r = mknodat(d->pfd, name, mode, dev);
-	if (r < 0) {
-		err = -errno;
+	err = r < 0 ? -errno : 0;
+	/* a thread that cannot switch back goes no further */
+	r = srv_user_become(d->user);
+	if (err == 0)
+		err = r;
+	if (err < 0)
 		goto out;
-	}
 	efd = srv_open_beneath(d->pfd, name, O_PATH, 0);
 	if (efd < 0) {
 		err = efd;
 		goto out;
 	}
-	srv_give_gid(d->pfd, efd, gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)gid);
 	if (fstat(efd, &st) < 0) {
 		err = -errno;
 	} else {

@@ -349,7 +349,7 @@ int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
 		       uint32_t count, uint8_t *buf, uint32_t *got);
 
 /* open.c */
-void srv_give_gid(int dfd, int fd, gid_t gid);
+int srv_become_creator(const struct srv_user *u, gid_t gid);
 
 /* ops_l.c */
 int srv_op_statfs(struct srv_req *req);
