@@ -95,17 +95,49 @@ static bool same_state(const struct stat *a, const struct stat *b)
  * the file's only by dropping set-id bits of a regular file is applied with
  * root's rights if the user may write the file (else the write's EACCES).
  *
- * The check is made as the user and the chmod as root: in between, the
- * file must not change, or the chmod would undo the change (an owner's
- * chmod to a mode the user may not write, say). Every change v9fsd makes
- * to a mode, owner or size takes the file's mode lock, held here from the
- * check to the chmod; a change made meanwhile by anything else (a write
- * that clears set-id bits, a local process) is seen in the mode, owner and
- * group, compared as root right before the chmod: the check is then made
- * again. What remains is a local change between that comparison and the
- * chmod, two system calls apart.
+ * The check is made as the user and the change as root: in between, the
+ * file must not change, or a chmod would undo the change (an owner's chmod
+ * to a mode the user may not write, say). Every change v9fsd makes to a
+ * mode, owner or size takes the file's mode lock, held here from the check
+ * to the change; a change made meanwhile by anything else (a write that
+ * clears set-id bits, a local process) is seen in the mode, owner and
+ * group, compared as root right before the change: the check is then made
+ * again. The change itself, when it drops what a write drops on a local
+ * filesystem (set-uid, and set-gid with group execute), is a chown to the
+ * same owner and group: the kernel then takes those bits off the mode the
+ * file has at that moment, under the inode's lock, so that not even a
+ * local chmod right after the comparison is undone. Any other drop is a
+ * chmod, with that last window left open.
  */
 #define DROP_TRIES	3
+
+/* The set-id bits a chown takes off a regular file of mode m, as root. */
+static mode_t chown_drops(mode_t m)
+{
+	mode_t d = m & S_ISUID;
+
+	if ((m & S_ISGID) && (m & S_IXGRP))
+		d |= S_ISGID;
+	return d;
+}
+
+/*
+ * Take the set-id bits dropped off f's mode as a chown by root does (see
+ * above), or by chmod to mode. Root, under the mode lock.
+ */
+static int drop_locked(struct srv_fid *f, mode_t cur, mode_t dropped, mode_t mode)
+{
+	struct stat st;
+
+	if (dropped != chown_drops(cur))
+		return set_mode_locked(f, mode);
+	if (fchownat(f->pfd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	/* a filesystem that keeps them after all: the chmod it takes */
+	if (srv_fid_stat(f, &st) == 0 && (st.st_mode & dropped))
+		return set_mode_locked(f, mode);
+	return 0;
+}
 
 int srv_drop_setid(struct srv_fid *f, mode_t mode)
 {
@@ -139,7 +171,7 @@ int srv_drop_setid(struct srv_fid *f, mode_t mode)
 		if (err == 0)
 			err = srv_fid_stat(f, &now);
 		if (err == 0)
-			err = same_state(&st, &now) ? set_mode_locked(f, mode) : -EAGAIN;
+			err = same_state(&st, &now) ? drop_locked(f, cur, dropped, mode) : -EAGAIN;
 	}
 	pthread_mutex_unlock(l);
 	/* fails closed: a thread that cannot switch back serves nothing */
