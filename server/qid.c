@@ -47,7 +47,6 @@ struct qid_entry {
 static pthread_mutex_t qid_lock = PTHREAD_MUTEX_INITIALIZER;
 static dev_t qid_devs[QID_PREFIXES];		/* the device each prefix names */
 static uint8_t qid_used[QID_PREFIXES];
-static unsigned int qid_ndevs;
 static struct qid_entry **qid_map;		/* (dev, ino) -> counter value */
 static size_t qid_nmap, qid_capmap;
 static uint64_t qid_next = 1;
@@ -67,19 +66,17 @@ static unsigned int qid_dev_prefix(dev_t dev)
 {
 	unsigned int p = (unsigned int)(qid_mix((uint64_t)dev) % (QID_PREFIXES - 1)) + 1;
 
-	for (;;) {
+	for (unsigned int n = 1; n < QID_PREFIXES; n++) {
 		if (!qid_used[p]) {
-			if (qid_ndevs == QID_PREFIXES - 1)
-				return 0;
 			qid_used[p] = 1;
 			qid_devs[p] = dev;
-			qid_ndevs++;
 			return p;
 		}
 		if (qid_devs[p] == dev)
 			return p;
 		p = p == QID_PREFIXES - 1 ? 1 : p + 1;
 	}
+	return 0;
 }
 
 static int qid_map_grow(void)
