@@ -296,7 +296,8 @@ static int dir_mismatches(const char *dir, int *n)
 		}
 		if (count == 0)
 			break;
-		memcpy(buf, data, count);
+		if (data != buf)
+			memcpy(buf, data, count);	/* the walks below reuse the reply buffer */
 		while (pos < count) {
 			char full[256], name[128];
 			uint64_t qpath;
