@@ -463,9 +463,10 @@ out:
 
 int main(void)
 {
+	/* first: each run starts, as v9fsd does, with no device met yet */
+	two_runs();
 	mapping();
 	many_devices();
-	two_runs();
 	through_v9fsd();
 	return tap_done();
 }
