@@ -6,6 +6,7 @@
  * the mode asked for, set-id bits included, and no change of owner or mode
  * follows its creation (inotify sees no IN_ATTRIB), so that nothing done
  * to it meanwhile (a chmod through another fid, a local one) can be undone.
+ * The mode and group expected are those of the same entry made locally.
  * Runs v9fsd as root, attached as root, which may use any group.
  */
 #define _GNU_SOURCE
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/fsuid.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -80,6 +82,30 @@ static int make(const char *name, mode_t mode)
 	return tc_rpc(&c, t);
 }
 
+/*
+ * The same entry made locally in ref, as root with GROUP as its fsgid: the
+ * mode and group a local filesystem gives (mkdir(2) ignores S_ISGID, say).
+ */
+static int make_local(const char *ref, const char *name, mode_t mode, struct stat *st)
+{
+	const char *p = tc_path(ref, name);
+	int r, fd;
+
+	setfsgid(GROUP);
+	if (S_ISREG(mode)) {
+		fd = open(p, O_CREAT | O_EXCL | O_RDWR, mode & 07777);
+		r = fd < 0 ? -1 : close(fd);
+	} else if (S_ISDIR(mode)) {
+		r = mkdir(p, mode & 07777);
+	} else if (S_ISLNK(mode)) {
+		r = symlink("target", p);
+	} else {
+		r = mknod(p, mode, 0);
+	}
+	setfsgid(0);
+	return r < 0 ? -1 : lstat(p, st);
+}
+
 /* IN_ATTRIB events on name among those waiting on the inotify fd. */
 static int attrib_events(int ifd, const char *name)
 {
@@ -116,10 +142,10 @@ int main(void)
 		{ "fifo", S_IFIFO | 04644 },
 		{ "link", S_IFLNK | 0777 },
 	};
-	char *dir = tc_tmpdir();
+	char *dir = tc_tmpdir(), *ref = tc_tmpdir();
 	int ifd;
 
-	if (!dir || geteuid() != 0) {
+	if (!dir || !ref || geteuid() != 0) {
 		tap_ok(1, "# SKIP needs root");
 		return tap_done();
 	}
@@ -133,26 +159,27 @@ int main(void)
 		return tap_done();
 	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		mode_t want = cases[i].mode & 07777;
-		struct stat st;
+		struct stat st, want;
 		int err = make(cases[i].name, cases[i].mode), attrs;
 
 		attrs = attrib_events(ifd, cases[i].name);
-		if (err < 0 || lstat(tc_path(dir, cases[i].name), &st) < 0) {
+		if (err < 0 || lstat(tc_path(dir, cases[i].name), &st) < 0 ||
+		    make_local(ref, cases[i].name, cases[i].mode, &want) < 0) {
 			tap_ok(0, "%s: made (%s)", cases[i].name, strerror(err < 0 ? -err : errno));
 			continue;
 		}
-		tap_ok(st.st_gid == GROUP &&
-		       (S_ISLNK(st.st_mode) || (st.st_mode & 07777) == want),
-		       "%s: made in group %d with mode %04o (%u, %04o)", cases[i].name, GROUP,
-		       (unsigned int)want, (unsigned int)st.st_gid,
-		       (unsigned int)(st.st_mode & 07777));
+		tap_ok(st.st_gid == want.st_gid && st.st_mode == want.st_mode,
+		       "%s: group and mode as made locally: %u %06o (local %u %06o)",
+		       cases[i].name, (unsigned int)st.st_gid, (unsigned int)st.st_mode,
+		       (unsigned int)want.st_gid, (unsigned int)want.st_mode);
 		tap_ok(attrs == 0, "%s: made in one step, no change of owner or mode after (%d IN_ATTRIB)",
 		       cases[i].name, attrs);
 	}
 	close(ifd);
 	tc_stop(&c);
 	tc_rmtree(dir);
+	tc_rmtree(ref);
 	free(dir);
+	free(ref);
 	return tap_done();
 }
