@@ -127,15 +127,11 @@ static mode_t chown_drops(mode_t m)
  */
 static int drop_locked(struct srv_fid *f, mode_t cur, mode_t dropped, mode_t mode)
 {
-	struct stat st;
-
 	if (dropped != chown_drops(cur))
 		return set_mode_locked(f, mode);
+	/* and no chmod after: set-id bits seen again were put back since */
 	if (fchownat(f->pfd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	/* a filesystem that keeps them after all: the chmod it takes */
-	if (srv_fid_stat(f, &st) == 0 && (st.st_mode & dropped))
-		return set_mode_locked(f, mode);
 	return 0;
 }
 
