@@ -461,6 +461,15 @@ int tc_daemon_start(struct tc_daemon *d, const char *const *args, int want)
 	return d->naddrs;
 }
 
+struct v9p_fcall *tc_msg(uint8_t type)
+{
+	static __thread struct v9p_fcall t;
+
+	memset(&t, 0, sizeof(t));
+	t.type = type;
+	return &t;
+}
+
 bool tc_daemon_alive(const struct tc_daemon *d)
 {
 	return d->pid > 0 && waitpid(d->pid, NULL, WNOHANG) == 0;

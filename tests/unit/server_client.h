@@ -69,6 +69,9 @@ int tc_daemon_stop(struct tc_daemon *d);
 /* Connect to a reported address; fd or -1. */
 int tc_dial(const char *addr);
 
+/* A zeroed message of type, in a per-thread buffer the next call reuses. */
+struct v9p_fcall *tc_msg(uint8_t type);
+
 /* Raw bytes in and out. */
 int tc_send_raw(struct tc *c, const void *buf, size_t len);
 int tc_recv(struct tc *c, struct v9p_fcall *r);	/* one reply into c->rbuf */

@@ -29,15 +29,6 @@
 
 static struct tc c;
 
-static struct v9p_fcall *msg(uint8_t type)
-{
-	static struct v9p_fcall t;
-
-	memset(&t, 0, sizeof(t));
-	t.type = type;
-	return &t;
-}
-
 /* Make name with mode (and its type) in the export root, in GROUP. */
 static int make(const char *name, mode_t mode)
 {
@@ -48,7 +39,7 @@ static int make(const char *name, mode_t mode)
 		err = tc_walk(&c, 0, 1, "");
 		if (err < 0)
 			return err;
-		t = msg(V9P_TLCREATE);
+		t = tc_msg(V9P_TLCREATE);
 		t->tlcreate.fid = 1;
 		v9p_str_set(&t->tlcreate.name, name);
 		t->tlcreate.flags = V9P_DOTL_CREATE | V9P_DOTL_RDWR;
@@ -59,7 +50,7 @@ static int make(const char *name, mode_t mode)
 		return err;
 	}
 	if (S_ISDIR(mode)) {
-		t = msg(V9P_TMKDIR);
+		t = tc_msg(V9P_TMKDIR);
 		t->tmkdir.dfid = 0;
 		v9p_str_set(&t->tmkdir.name, name);
 		t->tmkdir.mode = mode & 07777;
@@ -67,14 +58,14 @@ static int make(const char *name, mode_t mode)
 		return tc_rpc(&c, t);
 	}
 	if (S_ISLNK(mode)) {
-		t = msg(V9P_TSYMLINK);
+		t = tc_msg(V9P_TSYMLINK);
 		t->tsymlink.fid = 0;
 		v9p_str_set(&t->tsymlink.name, name);
 		v9p_str_set(&t->tsymlink.symtgt, "target");
 		t->tsymlink.gid = GROUP;
 		return tc_rpc(&c, t);
 	}
-	t = msg(V9P_TMKNOD);
+	t = tc_msg(V9P_TMKNOD);
 	t->tmknod.dfid = 0;
 	v9p_str_set(&t->tmknod.name, name);
 	t->tmknod.mode = mode;

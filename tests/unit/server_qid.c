@@ -218,15 +218,6 @@ static const char *const names[] = {
 };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
-static struct v9p_fcall *msg(uint8_t type)
-{
-	static struct v9p_fcall t;
-
-	memset(&t, 0, sizeof(t));
-	t.type = type;
-	return &t;
-}
-
 /* The qid.path a walk from the root to name answers; 0 when it fails. */
 static uint64_t walk_path(const char *name)
 {
@@ -246,7 +237,7 @@ static uint64_t getattr_path(const char *name)
 
 	if (tc_walk(&c, 0, 51, name) < 0)
 		return 0;
-	t = msg(V9P_TGETATTR);
+	t = tc_msg(V9P_TGETATTR);
 	t->tgetattr.fid = 51;
 	t->tgetattr.request_mask = V9P_GETATTR_BASIC;
 	if (tc_rpc(&c, t) == 0)
@@ -276,7 +267,7 @@ static int dir_mismatches(const char *dir, int *n)
 		const uint8_t *data;
 
 		if (dotl) {
-			struct v9p_fcall *t = msg(V9P_TREADDIR);
+			struct v9p_fcall *t = tc_msg(V9P_TREADDIR);
 
 			t->treaddir.fid = 52;
 			t->treaddir.offset = off;
