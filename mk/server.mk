@@ -113,3 +113,10 @@ FUZZ_TARGETS += $(BUILD)/fuzz/server_dispatch $(BUILD)/fuzz/server_race
 .PHONY: server-fuzz
 server-fuzz: $(BUILD)/fuzz/server_dispatch $(BUILD)/fuzz/server_race
 	@tests/fuzz/run.sh $(or $(FUZZ_SECONDS),60) $^
+
+# server_qid also calls v9fsd's qid mapping directly: server/qid.c is linked in.
+$(BUILD)/unit/server_qid: tests/unit/server_qid.c server/qid.c tests/unit/server_client.c \
+		tests/unit/server_client.h $(SERVER_HDRS) $(PROTO_SRCS) $(PROTO_HDRS) $(BUILD)/bin/v9fsd
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itests/unit -Iserver -DV9FSD_BIN='"$(abspath $(BUILD)/bin/v9fsd)"' \
+		-pthread -o $@ $< server/qid.c tests/unit/server_client.c $(PROTO_SRCS)

@@ -157,32 +157,48 @@ int srv_reopen_checked(int pfd, int dirfd, const char *path, mode_t type, int fl
  * Open the very file f names (not whatever its path names now) with open
  * flags. Only regular files and directories: symlinks, devices, fifos and
  * sockets are never opened (a fid's type never changes, pfd holds the
- * inode). The caller holds f->lock (f->path may change under a rename).
+ * inode). The name, needed only without /proc, is a copy of f's path.
  */
 int srv_reopen(struct srv_fid *f, int flags)
 {
+	char *path = NULL;
+	int fd;
+
 	if (S_ISLNK(f->ftype))
 		return -ELOOP;
 	if (!S_ISREG(f->ftype) && !S_ISDIR(f->ftype))
 		return -EPERM;
-	return srv_reopen_checked(f->pfd, srv_cfg.root_fd, f->path ? f->path : "",
-				  f->ftype, flags);
+	if (!srv_cfg.proc_ok) {
+		path = srv_fid_path(f);
+		if (!path)
+			return -ENOMEM;
+	}
+	fd = srv_reopen_checked(f->pfd, srv_cfg.root_fd, path ? path : "", f->ftype, flags);
+	free(path);
+	return fd;
 }
 
 /*
  * Whether the file f names is still where f's path says, beneath the root:
  * a directory moved out of the export on the host is no longer reachable
  * through a fid held in it (ENOENT). The root itself cannot move out. The
- * caller holds f->lock.
+ * lookup goes by a copy of f's path: no lock is held while it runs.
  */
 int srv_fid_beneath(struct srv_fid *f)
 {
 	struct stat a;
+	char *path;
 	int fd, err = 0;
 
-	if (!f->path || !*f->path)
+	path = srv_fid_path(f);
+	if (!path)
+		return -ENOMEM;
+	if (!*path) {
+		free(path);
 		return 0;
-	fd = srv_open_beneath(srv_cfg.root_fd, f->path, O_PATH, 0);
+	}
+	fd = srv_open_beneath(srv_cfg.root_fd, path, O_PATH, 0);
+	free(path);
 	if (fd < 0)
 		return fd == -ENOTDIR ? -ENOENT : fd;
 	if (fstat(fd, &a) < 0 || a.st_ino != f->ino || a.st_dev != f->dev)
@@ -239,24 +255,4 @@ int srv_check_name(const struct v9p_str *name, char *buf)
 int srv_is_root(const struct stat *st)
 {
 	return st->st_dev == srv_cfg.root_dev && st->st_ino == srv_cfg.root_ino;
-}
-
-/*
- * qid.path is the inode number, with the device folded into the top bits
- * for files on other filesystems mounted inside the export. qid.version is
- * 0 (as diod does): the Linux client treats a changed version as a
- * different file, and mtime changes on every write.
- */
-void srv_qid_from_stat(const struct stat *st, struct v9p_qid *q)
-{
-	q->path = (uint64_t)st->st_ino;
-	if (st->st_dev != srv_cfg.root_dev)
-		q->path ^= (uint64_t)st->st_dev << 48;
-	q->version = 0;
-	if (S_ISDIR(st->st_mode))
-		q->type = V9P_QTDIR;
-	else if (S_ISLNK(st->st_mode))
-		q->type = V9P_QTSYMLINK;
-	else
-		q->type = V9P_QTFILE;
 }

@@ -18,9 +18,11 @@
  * writer-preferring rwlock) orders renames against everything that reads a
  * path and acts on it: renames take it for writing (rename, then update the
  * paths), walks, removes and links for reading. Lock order: names lock,
- * then a connection's table lock or the list lock, then a fid's lock; a
- * rename takes the locks of the fids it moves only, after the list lock.
- * Nothing that may block for long (opening a fifo) runs under it.
+ * then a connection's table lock or the list lock, then a fid's lock, then
+ * its path lock. A rename takes the path locks of the fids it moves only,
+ * after the list lock, and never a fid's lock: that one may be held for a
+ * whole directory read, and every walk waits for a rename. Nothing that
+ * may block for long (opening a fifo) runs under the names lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -114,6 +116,7 @@ struct srv_fid *srv_fid_new(struct srv_conn *c, uint32_t fid, int *err)
 	f->pfd = -1;
 	f->ofd = -1;
 	pthread_mutex_init(&f->lock, NULL);
+	pthread_mutex_init(&f->path_lock, NULL);
 
 	pthread_mutex_lock(&all_lock);
 	f->anext = &all_fids;
@@ -236,20 +239,21 @@ static void fid_free(struct srv_fid *f)
 	free(f->dir_marks);
 	free(f->path);
 	pthread_mutex_destroy(&f->lock);
+	pthread_mutex_destroy(&f->path_lock);
 	free(f);
 }
 
 /*
  * A copy of f's root-relative path (NULL when out of memory): a rename on
- * another thread may replace f->path at any time, under f->lock.
+ * another thread may replace f->path at any time, under f->path_lock.
  */
 char *srv_fid_path(struct srv_fid *f)
 {
 	char *p;
 
-	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&f->path_lock);
 	p = strdup(f->path ? f->path : "");
-	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&f->path_lock);
 	return p;
 }
 
@@ -347,12 +351,12 @@ static bool fid_tryget(struct srv_fid *f)
  * link, ".." or stat finds the right name. The caller holds the names lock
  * for writing across the rename and this update.
  *
- * Only the fids that move are locked, and not under the list lock: a fid's
- * lock may be held for the whole of a long directory read, and a rename
- * elsewhere must not wait for it (every walk waits for the rename). Paths
- * are compared without the fid's lock: they change only under the names
- * lock (renames) or before a fid is published, and a fresh fid's path
- * is set while a walk holds the names lock for reading.
+ * Only the path locks of the fids that move are taken, and not under the
+ * list lock; never a fid's own lock, which a long directory read holds
+ * (every walk waits for the rename). Paths are compared without a lock:
+ * they change only under the names lock (renames) or before a fid is
+ * published, and a fresh fid's path is set while a walk holds the names
+ * lock for reading.
  */
 void srv_fid_rename_paths(const char *from, const char *to)
 {
@@ -380,7 +384,7 @@ void srv_fid_rename_paths(const char *from, const char *to)
 		char *np = NULL, *old = NULL;
 		size_t pl;
 
-		pthread_mutex_lock(&f->lock);
+		pthread_mutex_lock(&f->path_lock);
 		if (at_or_beneath(f->path, from, fl)) {
 			pl = strlen(f->path);
 			np = malloc(tl + (pl - fl) + 1);
@@ -391,7 +395,7 @@ void srv_fid_rename_paths(const char *from, const char *to)
 				__atomic_store_n(&f->path, np, __ATOMIC_RELEASE);
 			}
 		}
-		pthread_mutex_unlock(&f->lock);
+		pthread_mutex_unlock(&f->path_lock);
 		free(old);
 		srv_fid_put(f);
 	}

@@ -4,10 +4,13 @@
  * clients can take everything the process has.
  *
  * Fids: each holds one or two descriptors, so the number of fids of all
- * connections together is capped below the descriptor limit, keeping a
- * reserve for accepting connections and for the server's own use. The last quarter of the
- * budget is kept for connections that hold few fids (SRV_FID_FLOOR), so
- * that a group of clients holding many cannot lock a new client out.
+ * connections together is capped below the descriptor limit, net of a
+ * descriptor for every connection v9fsd may accept and of a reserve for
+ * the server's own use (fd_reserve): whatever the clients hold, accept()
+ * and the requests' own short-lived descriptors keep working. The last
+ * quarter of the budget is kept for connections that hold few fids
+ * (SRV_FID_FLOOR), so that a group of clients holding many cannot lock a
+ * new client out, and no connection takes more than the other three.
  *
  * A connection takes no fid unit: only its fids do, so connections that
  * hold none cannot lock anyone out of the fid budget. Connections are
@@ -21,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,19 +33,54 @@
 #include "srv.h"
 
 static unsigned int total_fids;
+static unsigned int fid_budget;		/* fids of all connections; 0: no limit */
+static pthread_once_t fid_budget_once = PTHREAD_ONCE_INIT;
+
+static void conn_limits(void);
+static unsigned int max_conns;
 
 /*
- * One more fid (or connection) for the server; -ENFILE when the budget is
- * spent. held: how many fids the connection holds already.
+ * The fids of every connection together: max_total_fids, and in any case
+ * no more than the descriptors left once fd_reserve and a descriptor for
+ * every connection v9fsd may accept are set aside, at two per fid (pfd
+ * and an open file). Connections count only up to half of what is left
+ * after the reserve, so that a -c larger than the descriptors allow does
+ * not leave no fid at all.
+ */
+static void fid_budget_init(void)
+{
+	unsigned int cap;
+	struct rlimit rl;
+	rlim_t room, conns;
+
+	conn_limits();
+	fid_budget = srv_cfg.max_total_fids;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	room = rl.rlim_cur > srv_cfg.fd_reserve ? rl.rlim_cur - srv_cfg.fd_reserve : 0;
+	conns = max_conns < room / 2 ? max_conns : room / 2;
+	room -= conns;
+	cap = room / 2 > UINT_MAX ? UINT_MAX : (unsigned int)(room / 2);
+	if (!cap)
+		cap = 1;
+	if (!fid_budget || fid_budget > cap)
+		fid_budget = cap;
+}
+
+/*
+ * One more fid for the server; -ENFILE when the budget is spent. held: how
+ * many fids the connection holds already.
  */
 int srv_limit_fid_take(unsigned int held)
 {
-	unsigned int n = __atomic_add_fetch(&total_fids, 1, __ATOMIC_RELAXED);
-	unsigned int max = srv_cfg.max_total_fids;
+	unsigned int n, max;
 
+	pthread_once(&fid_budget_once, fid_budget_init);
+	n = __atomic_add_fetch(&total_fids, 1, __ATOMIC_RELAXED);
+	max = fid_budget;
 	if (max && held >= SRV_FID_FLOOR)
 		max -= max / 4;
-	if (srv_cfg.max_total_fids && n > max) {
+	if (fid_budget && n > max) {
 		__atomic_sub_fetch(&total_fids, 1, __ATOMIC_RELAXED);
 		return -ENFILE;
 	}
@@ -108,7 +147,7 @@ struct peer_count {
 
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct peer_count *peer_hash[PEER_HASH];
-static unsigned int total_conns, max_conns, max_peer_conns;
+static unsigned int total_conns, max_peer_conns;
 
 static void conn_limits_locked(void)
 {
@@ -125,6 +164,13 @@ static void conn_limits_locked(void)
 		dflt = 4;
 	max_conns = srv_cfg.max_conns > 0 ? (unsigned int)srv_cfg.max_conns : dflt;
 	max_peer_conns = srv_cfg.max_peer_conns ? srv_cfg.max_peer_conns : dflt / 4;
+}
+
+static void conn_limits(void)
+{
+	pthread_mutex_lock(&conns_lock);
+	conn_limits_locked();
+	pthread_mutex_unlock(&conns_lock);
 }
 
 static struct peer_count **peer_slot(const struct srv_peer *p)

@@ -137,14 +137,13 @@ static int check_dir_fid(struct srv_fid *df)
  * opening (O_PATH), checked, and that very inode is reopened. So no device
  * node, fifo or socket is ever opened, and no open can block.
  */
-static int create_file(int dfd, const char *name, int flags, mode_t mode, bool *created)
+static int create_file(int dfd, const char *name, int flags, mode_t mode)
 {
 	struct stat st;
 	int fd, pfd;
 
 	for (int tries = 0; tries < 3; tries++) {
 		fd = srv_open_beneath(dfd, name, flags | O_CREAT | O_EXCL, mode);
-		*created = fd >= 0;
 		if (fd != -EEXIST || (flags & O_EXCL))
 			return fd;
 		pfd = srv_open_beneath(dfd, name, O_PATH, 0);
@@ -167,47 +166,51 @@ static int create_file(int dfd, const char *name, int flags, mode_t mode, bool *
 	return -ENOENT;
 }
 
-/*
- * Give fd, an entry just made in directory dfd (open or O_PATH), the group
- * gid the client asked for (.L sends its user's fsgid; -1: none). As on a
- * local filesystem, a set-gid directory's group wins whatever the creator
- * asks, and a group the creator is not in is refused (by the kernel: the
- * thread acts as the user) and the default stays. chown clears set-id
- * bits; a new entry keeps the mode it was made with.
- */
-void srv_give_gid(int dfd, int fd, gid_t gid)
+static bool user_in_group(const struct srv_user *u, gid_t gid)
 {
-	struct stat dst, st;
-	char p[64];
+	if (u->gid == gid)
+		return true;
+	for (int i = 0; i < u->ngroups; i++)
+		if (u->groups[i] == gid)
+			return true;
+	return false;
+}
 
-	if (!srv_cfg.as_root || gid == (gid_t)-1)
-		return;
-	if (fstat(dfd, &dst) < 0 || (dst.st_mode & S_ISGID))
-		return;
-	if (fstat(fd, &st) < 0 || st.st_gid == gid)
-		return;
-	if (fchownat(fd, "", (uid_t)-1, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		return;
-	if (!(st.st_mode & (S_ISUID | S_ISGID)) || S_ISLNK(st.st_mode))
-		return;
-	if (fchmod(fd, st.st_mode & 07777) == 0 || !srv_cfg.proc_ok)
-		return;
-	/* fd is O_PATH: through its /proc link, still that very inode */
-	srv_proc_path(fd, p, sizeof(p));
-	chmod(p, st.st_mode & 07777);
+/*
+ * Act as u, except that entries the thread makes get the group gid, which
+ * a 9P2000.L client names when it creates (its process's fsgid; -1: none).
+ * The kernel then makes the entry in that group in one step, as a local
+ * filesystem does: a set-gid directory's group and the set-id bits of the
+ * mode are handled as they are there, and no chown and chmod follow that
+ * could undo a change made to the entry in between. Only a group u is in
+ * (any group for root); for another one u's own group stays, as the
+ * kernel would refuse u the chown. The caller switches back with
+ * srv_user_become(u) after the entry is made, whatever this returned.
+ */
+int srv_become_creator(const struct srv_user *u, gid_t gid)
+{
+	struct srv_user as;
+
+	if (!srv_cfg.as_root || gid == (gid_t)-1 || gid == u->gid)
+		return 0;
+	if (u->uid != 0 && !user_in_group(u, gid))
+		return 0;
+	as = *u;
+	as.gid = gid;
+	as.serial = ULONG_MAX;	/* no user has it: a full switch there and back */
+	return srv_user_become(&as);
 }
 
 /*
  * Create a regular file (or, with O_DIRECTORY in flags, a directory) name
  * in directory fid df, open it with flags and give df's number to a fid
  * naming the new file. gid, unless -1, becomes the file's group (.L passes
- * the client's gid).
+ * the client's gid; see srv_become_creator()).
  */
 int srv_create_in(struct srv_conn *c, struct srv_fid *df, const char *name, int flags,
 		  mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid)
 {
 	char *path = NULL;
-	bool created = true;
 	int fd, err;
 
 	srv_names_rdlock();
@@ -215,27 +218,34 @@ int srv_create_in(struct srv_conn *c, struct srv_fid *df, const char *name, int 
 	err = check_dir_fid(df);
 	if (err == 0)
 		err = srv_fid_beneath(df);
+	if (err == 0)
+		err = srv_become_creator(df->user, gid);
 	if (err < 0) {
+		srv_user_become(df->user);
 		pthread_mutex_unlock(&df->lock);
 		goto out;
 	}
 	if (flags & O_DIRECTORY) {
 		if (mkdirat(df->pfd, name, mode & 07777) < 0) {
 			err = -errno;
+			srv_user_become(df->user);
 			pthread_mutex_unlock(&df->lock);
 			goto out;
 		}
 		flags = O_RDONLY | O_DIRECTORY;
 		fd = srv_open_beneath(df->pfd, name, flags, 0);
 	} else {
-		fd = create_file(df->pfd, name, flags, mode, &created);
-	}
-	if (fd >= 0) {
-		path = srv_path_join(df->path, name);
 		/* an existing file opened with O_CREAT keeps its group */
-		if (created)
-			srv_give_gid(df->pfd, fd, gid);
+		fd = create_file(df->pfd, name, flags, mode);
 	}
+	/* a thread that cannot switch back goes no further */
+	err = srv_user_become(df->user);
+	if (err < 0 && fd >= 0) {
+		close(fd);
+		fd = err;
+	}
+	if (fd >= 0)
+		path = srv_path_join(df->path, name);
 	pthread_mutex_unlock(&df->lock);
 	if (fd < 0) {
 		err = fd;

@@ -68,7 +68,7 @@ void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
 	f->dev = st->st_dev;
 	f->ino = st->st_ino;
 	f->ftype = ftype;
-	f->qtype = S_ISDIR(ftype) ? V9P_QTDIR : S_ISLNK(ftype) ? V9P_QTSYMLINK : V9P_QTFILE;
+	f->qtype = srv_qid_type(ftype);
 	if (u) {
 		srv_user_get(u);
 		f->user = u;
@@ -257,9 +257,10 @@ static int walk_step(int dfd, const struct v9p_str *name, int *cfd, char **cpath
 }
 
 /*
- * Twalk. The first step goes from the fid's own descriptor under its lock
- * (a clone dups it), once its path is known to still lead to it beneath
- * the root; each step costs one openat2() and one fstatat(), as a file's
+ * Twalk. The first step goes from the fid's own descriptor (a clone dups
+ * it), once its path is known to still lead to it beneath the root, with
+ * no fid lock held: a walk waits for no read or open on the fid, and holds
+ * the names lock for reading only while it runs; each step costs one openat2() and one fstatat(), as a file's
  * type never changes once known.
  */
 int srv_op_walk(struct srv_req *req)
@@ -292,12 +293,11 @@ int srv_op_walk(struct srv_req *req)
 	/* no rename may come between reading f's path and newfid's */
 	srv_names_rdlock();
 	locked = true;
-	pthread_mutex_lock(&f->lock);
 	/* a clone names f's own file */
 	st.st_mode = f->ftype;
 	st.st_dev = f->dev;
 	st.st_ino = f->ino;
-	cpath = strdup(f->path);
+	cpath = srv_fid_path(f);
 	if (!cpath)
 		err = -ENOMEM;
 	else if (t->nwname == 0)
@@ -306,7 +306,6 @@ int srv_op_walk(struct srv_req *req)
 		;	/* moved out of the export behind v9fsd's back */
 	else if ((err = walk_step(f->pfd, &t->wname[0], &cfd, &cpath, &st, &r->wqid[0])) == 0)
 		i = 1;
-	pthread_mutex_unlock(&f->lock);
 	while (err == 0 && i < t->nwname) {
 		if (!S_ISDIR(st.st_mode)) {
 			err = -ENOTDIR;

@@ -110,13 +110,14 @@ static void build_stat(enum v9p_dialect d, const struct stat *st, const char *na
 	v9p_str_set(&s->extension, ss->ext);
 }
 
-static const char *fid_name(const struct srv_fid *f)
+/* The last component of a fid's path; "/" for the root. */
+static const char *fid_name(const char *path)
 {
-	const char *slash = strrchr(f->path, '/');
+	const char *slash = strrchr(path, '/');
 
-	if (!*f->path)
+	if (!*path)
 		return "/";
-	return slash ? slash + 1 : f->path;
+	return slash ? slash + 1 : path;
 }
 
 int srv_op_stat(struct srv_req *req)
@@ -124,17 +125,20 @@ int srv_op_stat(struct srv_req *req)
 	struct srv_fid *f;
 	struct stat st;
 	struct stat_strs ss;
+	char *path = NULL;
 	int err;
 
 	err = srv_get_fid(req, req->in.tstat.fid, &f);
 	if (err < 0)
 		return err;
 	err = srv_fid_stat(f, &st);
+	if (err == 0 && !(path = srv_fid_path(f)))
+		err = -ENOMEM;
 	if (err == 0) {
-		pthread_mutex_lock(&f->lock);
-		build_stat(req->conn->dialect, &st, fid_name(f), f->pfd, "",
+		/* the name is copied into ss: path may go */
+		build_stat(req->conn->dialect, &st, fid_name(path), f->pfd, "",
 			   &req->out.rstat.stat, &ss);
-		pthread_mutex_unlock(&f->lock);
+		free(path);
 		err = srv_reply_fcall(req, V9P_RSTAT);
 	}
 	srv_fid_put(f);

@@ -63,9 +63,7 @@ static int get_dir_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
 		return -ENOTDIR;
 	}
 	/* a directory moved out of the export is out of reach */
-	pthread_mutex_lock(&(*fp)->lock);
 	err = srv_fid_beneath(*fp);
-	pthread_mutex_unlock(&(*fp)->lock);
 	if (err < 0) {
 		srv_fid_put(*fp);
 		return err;
@@ -143,7 +141,8 @@ int srv_op_lcreate(struct srv_req *req)
 /*
  * Tsymlink, Tmknod and Tmkdir: make name (checked by the caller) in
  * directory fid dfid: a symlink to target when target is not NULL, else a
- * directory or a node of mode. Give it the client's gid, reply with its qid.
+ * directory or a node of mode, in the client's group (srv_become_creator()),
+ * and reply with its qid.
  */
 static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 		      const char *target, mode_t mode, dev_t dev, uint32_t gid,
@@ -156,6 +155,11 @@ static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 	err = get_dir_fid(req, dfid, &d);
 	if (err < 0)
 		return err;
+	err = srv_become_creator(d->user, gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)gid);
+	if (err < 0) {
+		srv_user_become(d->user);
+		goto out;
+	}
 	/* a symlink's target is only text: it is never resolved on this side */
 	if (target)
 		r = symlinkat(target, d->pfd, name);
@@ -163,16 +167,18 @@ static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 		r = mkdirat(d->pfd, name, mode & 07777);
 	else
 		r = mknodat(d->pfd, name, mode, dev);
-	if (r < 0) {
-		err = -errno;
+	err = r < 0 ? -errno : 0;
+	/* a thread that cannot switch back goes no further */
+	r = srv_user_become(d->user);
+	if (err == 0)
+		err = r;
+	if (err < 0)
 		goto out;
-	}
 	efd = srv_open_beneath(d->pfd, name, O_PATH, 0);
 	if (efd < 0) {
 		err = efd;
 		goto out;
 	}
-	srv_give_gid(d->pfd, efd, gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)gid);
 	if (fstat(efd, &st) < 0) {
 		err = -errno;
 	} else {
@@ -639,6 +645,37 @@ struct linux_dirent64 {
 };
 
 /*
+ * The qid of directory entry de of the directory f has open, the one a walk
+ * to it answers. d_ino cannot be trusted for that: a mount point's d_ino is
+ * the covered directory's, not the mounted root's, and its device is not
+ * the directory's. So each entry is looked up (statx without syncing, which
+ * a network filesystem can answer from its cache); ".." of the export root
+ * is the root itself, as a walk to it is. An entry gone meanwhile keeps
+ * d_ino on the directory's own device.
+ */
+static void dirent_qid(struct srv_fid *f, const struct linux_dirent64 *de,
+		       struct v9p_qid *q)
+{
+	const char *name = de->d_name;
+	struct statx sx;
+
+	q->version = 0;
+	if (name[0] == '.' && name[1] == '.' && !name[2] &&
+	    f->dev == srv_cfg.root_dev && f->ino == srv_cfg.root_ino)
+		name = ".";
+	if (statx(f->ofd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_INO, &sx) == 0 && (sx.stx_mask & STATX_INO)) {
+		q->path = srv_qid_path(makedev(sx.stx_dev_major, sx.stx_dev_minor),
+				       (ino_t)sx.stx_ino);
+		q->type = srv_qid_type(sx.stx_mode);
+		return;
+	}
+	q->path = srv_qid_path(f->dev, (ino_t)de->d_ino);
+	q->type = de->d_type == DT_DIR ? V9P_QTDIR :
+		  de->d_type == DT_LNK ? V9P_QTSYMLINK : V9P_QTFILE;
+}
+
+/*
  * Treaddir: entries from the host directory with their own d_off as the
  * resume cookie, so a client's offset stays valid however the directory
  * changes meanwhile (as far as the host filesystem's cookies do).
@@ -689,10 +726,7 @@ int srv_op_readdir(struct srv_req *req)
 			int len;
 
 			pos += de->d_reclen;
-			e.qid.type = de->d_type == DT_DIR ? V9P_QTDIR :
-				     de->d_type == DT_LNK ? V9P_QTSYMLINK : V9P_QTFILE;
-			e.qid.version = 0;
-			e.qid.path = de->d_ino;
+			dirent_qid(f, de, &e.qid);
 			e.offset = (uint64_t)de->d_off;
 			e.type = de->d_type;
 			v9p_str_set(&e.name, de->d_name);

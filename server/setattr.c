@@ -39,7 +39,7 @@ static pthread_mutex_t *mode_lock(const struct srv_fid *f)
 	return &mode_locks[(h >> 32) % MODE_LOCKS];
 }
 
-static int set_mode_locked(struct srv_fid *f, mode_t mode)
+static int set_mode_locked(struct srv_fid *f, uint64_t mode)
 {
 	char p[64];
 	int fd, err = 0;
@@ -47,31 +47,38 @@ static int set_mode_locked(struct srv_fid *f, mode_t mode)
 	if (S_ISLNK(f->ftype))
 		return -EOPNOTSUPP;	/* Linux has no symlink modes */
 	if (f->ofd >= 0)
-		return fchmod(f->ofd, mode & 07777) < 0 ? -errno : 0;
+		return fchmod(f->ofd, (mode_t)(mode & 07777)) < 0 ? -errno : 0;
 	if (srv_cfg.proc_ok) {
 		srv_proc_path(f->pfd, p, sizeof(p));
-		return chmod(p, mode & 07777) < 0 ? -errno : 0;
+		return chmod(p, (mode_t)(mode & 07777)) < 0 ? -errno : 0;
 	}
 	pthread_mutex_lock(&f->lock);
 	fd = srv_reopen(f, S_ISDIR(f->ftype) ? O_RDONLY | O_DIRECTORY : O_RDONLY);
 	pthread_mutex_unlock(&f->lock);
 	if (fd < 0)
 		return fd;
-	if (fchmod(fd, mode & 07777) < 0)
+	if (fchmod(fd, (mode_t)(mode & 07777)) < 0)
 		err = -errno;
 	close(fd);
 	return err;
 }
 
-int srv_set_mode(struct srv_fid *f, mode_t mode)
+/* change(f, arg) under f's mode lock. */
+static int under_mode_lock(struct srv_fid *f, int (*change)(struct srv_fid *, uint64_t),
+			   uint64_t arg)
 {
 	pthread_mutex_t *l = mode_lock(f);
 	int err;
 
 	pthread_mutex_lock(l);
-	err = set_mode_locked(f, mode);
+	err = change(f, arg);
 	pthread_mutex_unlock(l);
 	return err;
+}
+
+int srv_set_mode(struct srv_fid *f, mode_t mode)
+{
+	return under_mode_lock(f, set_mode_locked, mode);
 }
 
 static bool same_state(const struct stat *a, const struct stat *b)
@@ -88,17 +95,45 @@ static bool same_state(const struct stat *a, const struct stat *b)
  * the file's only by dropping set-id bits of a regular file is applied with
  * root's rights if the user may write the file (else the write's EACCES).
  *
- * The check is made as the user and the chmod as root: in between, the
- * file must not change, or the chmod would undo the change (an owner's
- * chmod to a mode the user may not write, say). Every change v9fsd makes
- * to a mode, owner or size takes the file's mode lock, held here from the
- * check to the chmod; a change made meanwhile by anything else (a write
- * that clears set-id bits, a local process) is seen in the mode, owner and
- * group, compared as root right before the chmod: the check is then made
- * again. What remains is a local change between that comparison and the
- * chmod, two system calls apart.
+ * The check is made as the user and the change as root: in between, the
+ * file must not change, or a chmod would undo the change (an owner's chmod
+ * to a mode the user may not write, say). Every change v9fsd makes to a
+ * mode, owner or size takes the file's mode lock, held here from the check
+ * to the change; a change made meanwhile by anything else (a write that
+ * clears set-id bits, a local process) is seen in the mode, owner and
+ * group, compared as root right before the change: the check is then made
+ * again. The change itself, when it drops what a write drops on a local
+ * filesystem (set-uid, and set-gid with group execute), is a chown to the
+ * same owner and group: the kernel then takes those bits off the mode the
+ * file has at that moment, under the inode's lock, so that not even a
+ * local chmod right after the comparison is undone. Any other drop is a
+ * chmod, with that last window left open.
  */
 #define DROP_TRIES	3
+
+/* The set-id bits a chown takes off a regular file of mode m, as root. */
+static mode_t chown_drops(mode_t m)
+{
+	mode_t d = m & S_ISUID;
+
+	if ((m & S_ISGID) && (m & S_IXGRP))
+		d |= S_ISGID;
+	return d;
+}
+
+/*
+ * Take the set-id bits dropped off f's mode as a chown by root does (see
+ * above), or by chmod to mode. Root, under the mode lock.
+ */
+static int drop_locked(struct srv_fid *f, mode_t cur, mode_t dropped, mode_t mode)
+{
+	if (dropped != chown_drops(cur))
+		return set_mode_locked(f, mode);
+	/* and no chmod after: set-id bits seen again were put back since */
+	if (fchownat(f->pfd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return 0;
+}
 
 int srv_drop_setid(struct srv_fid *f, mode_t mode)
 {
@@ -132,7 +167,7 @@ int srv_drop_setid(struct srv_fid *f, mode_t mode)
 		if (err == 0)
 			err = srv_fid_stat(f, &now);
 		if (err == 0)
-			err = same_state(&st, &now) ? set_mode_locked(f, mode) : -EAGAIN;
+			err = same_state(&st, &now) ? drop_locked(f, cur, dropped, mode) : -EAGAIN;
 	}
 	pthread_mutex_unlock(l);
 	/* fails closed: a thread that cannot switch back serves nothing */
@@ -166,13 +201,7 @@ static int set_size_locked(struct srv_fid *f, uint64_t size)
 /* A truncation by a user who is not the owner clears set-id bits. */
 int srv_set_size(struct srv_fid *f, uint64_t size)
 {
-	pthread_mutex_t *l = mode_lock(f);
-	int err;
-
-	pthread_mutex_lock(l);
-	err = set_size_locked(f, size);
-	pthread_mutex_unlock(l);
-	return err;
+	return under_mode_lock(f, set_size_locked, size);
 }
 
 /* ts[0] atime, ts[1] mtime; UTIME_OMIT / UTIME_NOW as utimensat(2). */

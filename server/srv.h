@@ -10,6 +10,7 @@
  *   pool.c     worker threads that run requests
  *   fid.c      the per-connection fid table
  *   confine.c  every path resolution, beneath the export root
+ *   qid.c      qid.path: one unique number per host file
  *   user.c     attach names to uids, per-thread identity switching
  *   stats.c    per-message-type counters (-S)
  *   dispatch.c message type -> handler, error replies
@@ -140,6 +141,9 @@ struct srv_dirmark {
  * so that a rename through any of them updates the paths of all fids at or
  * beneath the renamed name (fid.c: the names lock).
  * ofd is the descriptor opened by Topen/Tlopen/Tcreate/Tlcreate, or -1.
+ * path changes only under the names lock (for writing) and path_lock, which
+ * is taken last and never held across anything that waits: a rename never
+ * waits for a fid's lock, which a long directory read holds.
  */
 struct srv_fid {
 	uint32_t fid;
@@ -147,6 +151,7 @@ struct srv_fid {
 	struct srv_fid *anext, *aprev;	/* every fid of the server */
 	int refs;			/* under the fid table lock */
 	pthread_mutex_t lock;		/* open state, directory position */
+	pthread_mutex_t path_lock;	/* path */
 	int pfd;
 	int ofd;
 	int oflags;			/* open(2) flags of ofd */
@@ -298,8 +303,12 @@ char *srv_path_join(const char *dir, const char *name);
 char *srv_path_parent(const char *path);
 int srv_check_name(const struct v9p_str *name, char *buf);
 int srv_proc_path(int fd, char *buf, size_t len);
-void srv_qid_from_stat(const struct stat *st, struct v9p_qid *q);
 int srv_is_root(const struct stat *st);
+
+/* qid.c */
+uint64_t srv_qid_path(dev_t dev, ino_t ino);
+void srv_qid_from_stat(const struct stat *st, struct v9p_qid *q);
+uint8_t srv_qid_type(mode_t mode);
 
 /* user.c */
 struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, int *err);
@@ -340,7 +349,7 @@ int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
 		       uint32_t count, uint8_t *buf, uint32_t *got);
 
 /* open.c */
-void srv_give_gid(int dfd, int fd, gid_t gid);
+int srv_become_creator(const struct srv_user *u, gid_t gid);
 
 /* ops_l.c */
 int srv_op_statfs(struct srv_req *req);

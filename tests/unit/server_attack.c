@@ -20,7 +20,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 
 #include "server_client.h"
@@ -375,13 +374,6 @@ static int run_attackers(void *(*fn)(void *), struct attacker *a, int n)
 	return 0;
 }
 
-static bool daemon_alive(struct tc_daemon *d)
-{
-	int st;
-
-	return waitpid(d->pid, &st, WNOHANG) == 0;
-}
-
 static void test_fid_race(void)
 {
 	const char *args[] = { "-e", dir, "-l", at("sock"), NULL };
@@ -404,7 +396,7 @@ static void test_fid_race(void)
 		rounds += a[i].rounds;
 		died |= a[i].died;
 	}
-	tap_ok(!died && daemon_alive(&d),
+	tap_ok(!died && tc_daemon_alive(&d),
 	       "requests on a fid still being attached never crash v9fsd (%ld rounds; "
 	       "failure: %s)", rounds, why(a, 4));
 
@@ -413,7 +405,7 @@ static void test_fid_race(void)
 	for (int i = 0; i < 4; i++)
 		a[i] = (struct attacker){ .addr = d.addrs[0], .uid = i & 1 ? NOBODY : 0,
 					  .until = t0 + 2.0 };
-	if (daemon_alive(&d))
+	if (tc_daemon_alive(&d))
 		run_attackers(race_identity, a, 4);
 	died = false;
 	for (int i = 0; i < 4; i++) {
@@ -421,7 +413,7 @@ static void test_fid_race(void)
 		leaks += a[i].leaks;
 		died |= a[i].died;
 	}
-	tap_ok(!died && daemon_alive(&d),
+	tap_ok(!died && tc_daemon_alive(&d),
 	       "requests on a fid still being walked never crash v9fsd (%ld rounds; "
 	       "failure: %s)", rounds, why(a, 4));
 	tap_ok(leaks == 0, "nobody never reads a root-only file by racing a walk (%ld of %ld)",
@@ -432,7 +424,7 @@ static void test_fid_race(void)
 	t0 = tc_now();
 	for (int i = 0; i < 4; i++)
 		a[i] = (struct attacker){ .addr = d.addrs[0], .until = t0 + 1.5 };
-	if (daemon_alive(&d))
+	if (tc_daemon_alive(&d))
 		run_attackers(race_self_walk, a, 4);
 	for (int i = 0; i < 4; i++) {
 		rounds += a[i].rounds;
@@ -442,10 +434,10 @@ static void test_fid_race(void)
 			slowest = a[i].slowest;
 	}
 	tap_diag("slowest reply to the self-walk attackers: %.2f s", slowest);
-	tap_ok(!died && daemon_alive(&d) && leaks == 0,
+	tap_ok(!died && tc_daemon_alive(&d) && leaks == 0,
 	       "a fid walking onto itself never loses its descriptor under other requests "
 	       "(%ld wrong of %ld rounds; failure: %s)", leaks, rounds,
-	       daemon_alive(&d) ? why(a, 4) : "v9fsd died");
+	       tc_daemon_alive(&d) ? why(a, 4) : "v9fsd died");
 	tc_daemon_stop(&d);
 }
 
@@ -783,11 +775,9 @@ int main(void)
 	int fd;
 
 	signal(SIGPIPE, SIG_IGN);
-	dir = tc_tmpdir();
-	fd = open(at("pub"), O_CREAT | O_WRONLY, 0644);
-	if (write(fd, "public", 6) != 6)
+	dir = tc_export_with_pub();
+	if (!dir)
 		return 1;
-	close(fd);
 	mkdir(at("d"), 0755);
 	fd = open(at("d/g"), O_CREAT | O_WRONLY, 0644);
 	close(fd);

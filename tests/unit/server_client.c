@@ -35,6 +35,25 @@ char *tc_tmpdir(void)
 	return strdup(d);
 }
 
+char *tc_export_with_pub(void)
+{
+	char *d = tc_tmpdir();
+	int fd;
+
+	if (!d)
+		return NULL;
+	fd = open(tc_path(d, "pub"), O_CREAT | O_WRONLY, 0644);
+	if (fd < 0 || write(fd, "public", 6) != 6) {
+		if (fd >= 0)
+			close(fd);
+		tc_rmtree(d);
+		free(d);
+		return NULL;
+	}
+	close(fd);
+	return d;
+}
+
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -440,6 +459,20 @@ int tc_daemon_start(struct tc_daemon *d, const char *const *args, int want)
 	}
 	/* stderr of the daemon is not read further: leave the pipe open */
 	return d->naddrs;
+}
+
+struct v9p_fcall *tc_msg(uint8_t type)
+{
+	static __thread struct v9p_fcall t;
+
+	memset(&t, 0, sizeof(t));
+	t.type = type;
+	return &t;
+}
+
+bool tc_daemon_alive(const struct tc_daemon *d)
+{
+	return d->pid > 0 && waitpid(d->pid, NULL, WNOHANG) == 0;
 }
 
 int tc_daemon_stop(struct tc_daemon *d)

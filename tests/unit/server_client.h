@@ -29,6 +29,8 @@ struct tc {
 /* A fresh temporary directory (mkdtemp); caller frees the string. */
 char *tc_tmpdir(void);
 void tc_rmtree(const char *dir);
+/* tc_tmpdir() holding the file "pub" (0644, "public"); NULL on failure. */
+char *tc_export_with_pub(void);
 /* dir/name in one of 8 rotating static buffers: valid for the next 7 calls */
 char *tc_path(const char *dir, const char *name);
 double tc_now(void);		/* CLOCK_MONOTONIC, seconds */
@@ -60,10 +62,15 @@ struct tc_daemon {
  * lines; returns naddrs.
  */
 int tc_daemon_start(struct tc_daemon *d, const char *const *args, int want);
+/* Whether the daemon still runs (not reaped, not exited). */
+bool tc_daemon_alive(const struct tc_daemon *d);
 /* SIGTERM, reap (SIGKILL after 3 s); returns the exit status or -1. */
 int tc_daemon_stop(struct tc_daemon *d);
 /* Connect to a reported address; fd or -1. */
 int tc_dial(const char *addr);
+
+/* A zeroed message of type, in a per-thread buffer the next call reuses. */
+struct v9p_fcall *tc_msg(uint8_t type);
 
 /* Raw bytes in and out. */
 int tc_send_raw(struct tc *c, const void *buf, size_t len);

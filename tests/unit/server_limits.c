@@ -304,14 +304,11 @@ int main(void)
 	struct rlimit saved, small = { 256, 256 };
 	double t_idle;
 	long rss, th;
-	int fd;
 
 	signal(SIGPIPE, SIG_IGN);
-	dir = tc_tmpdir();
-	fd = open(at("pub"), O_CREAT | O_WRONLY, 0644);
-	if (write(fd, "public", 6) != 6)
+	dir = tc_export_with_pub();
+	if (!dir)
 		return 1;
-	close(fd);
 	snprintf(sock, sizeof(sock), "unix:%s", at("sock"));
 	args[1] = dir;
 	args[3] = sock;

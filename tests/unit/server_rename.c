@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +298,77 @@ static void run(const char *addr, const char *version)
 	tc_stop(&c2);
 }
 
+/*
+ * A rename that moves a fid while that fid is in the middle of a long
+ * directory read (on another connection) is answered at once: it never
+ * waits for the read. The read is a 9P2000.u one of a directory of many
+ * entries, each a stat record (an fstatat each); the rename comes a few
+ * milliseconds after the read was sent, and the read must still be
+ * running when the rename's reply is in, which takes less than a quarter
+ * of the read's time.
+ */
+static void rename_during_read(const char *addr)
+{
+	const char *names[] = { "big", "big2" };
+	int trials = 3, quick = 0, nent = 30000, fd;
+	struct v9p_fcall *t;
+	char p[64];
+
+	if (mkdir(at("big"), 0755) < 0) {
+		tap_ok(0, "make a directory of %d entries", nent);
+		return;
+	}
+	for (int i = 0; i < nent; i++) {
+		snprintf(p, sizeof(p), "big/e%05d", i);
+		put_file(p, "");
+	}
+	fd = tc_dial(addr);
+	if (fd < 0 || tc_use_fd(&c1, fd) < 0 || tc_version(&c1, "9P2000.u", 1024 * 1024) < 0 ||
+	    tc_attach(&c1, 0, "root", 0) < 0 || session(&c2, addr, "9P2000.L") < 0) {
+		tap_ok(0, "two connections for the rename during a read");
+		goto out;
+	}
+	for (int i = 0; i < trials; i++) {
+		const char *from = names[i % 2], *to = names[(i + 1) % 2];
+		struct pollfd pfd = { .fd = c1.fd, .events = POLLIN };
+		double t0, t1, t2;
+		int err, pending;
+
+		if (tc_walk(&c1, 0, 20, from) < 0 || tc_open(&c1, 20, V9P_OREAD) < 0) {
+			tap_diag("walk and open %s failed", from);
+			break;
+		}
+		t = msg(V9P_TREAD);
+		t->tag = 0x7001;
+		t->tread.fid = 20;
+		t->tread.offset = 0;
+		t->tread.count = 1024 * 1024 - V9P_IOHDRSZ;
+		t0 = tc_now();
+		if (tc_send(&c1, t) < 0)
+			break;
+		usleep(3000);
+		t1 = tc_now();
+		err = rename_name(&c2, "", from, to);
+		t1 = tc_now() - t1;
+		pending = poll(&pfd, 1, 0);
+		if (tc_recv(&c1, &c1.r) < 0)
+			break;
+		t2 = tc_now() - t0;
+		tap_diag("trial %d: rename %s to %s %s in %.1f ms, the read took %.1f ms (%s)",
+			 i + 1, from, to, err == 0 ? "done" : "failed", t1 * 1e3, t2 * 1e3,
+			 pending == 0 ? "still running" : "done before the rename");
+		/* waiting for the read, it would end just before the read's reply */
+		quick += err == 0 && pending == 0 && t1 < t2 / 4;
+		tc_clunk(&c1, 20);
+	}
+	tap_ok(quick == trials,
+	       "a rename moving a fid in the middle of a long directory read is answered before the read (%d of %d)",
+	       quick, trials);
+out:
+	tc_stop(&c1);
+	tc_stop(&c2);
+}
+
 int main(void)
 {
 	struct tc_daemon d;
@@ -318,6 +390,7 @@ int main(void)
 		run(d.addrs[0], "9P2000");
 		run(d.addrs[0], "9P2000.u");
 		run(d.addrs[0], "9P2000.L");
+		rename_during_read(d.addrs[0]);
 	}
 	tap_ok(tc_daemon_stop(&d) == 0, "v9fsd exits cleanly");
 	tc_rmtree(dir);
