@@ -113,3 +113,10 @@ FUZZ_TARGETS += $(BUILD)/fuzz/server_dispatch $(BUILD)/fuzz/server_race
 .PHONY: server-fuzz
 server-fuzz: $(BUILD)/fuzz/server_dispatch $(BUILD)/fuzz/server_race
 	@tests/fuzz/run.sh $(or $(FUZZ_SECONDS),60) $^
+
+# v9fsd --version prints the release the VERSION file names
+V9FSD_VERSION_DEF := -DV9FSD_VERSION='"$(strip $(file < VERSION))"'
+$(BUILD)/bin/v9fsd: HOST_CFLAGS += $(V9FSD_VERSION_DEF)
+$(BUILD)/guest/bin/v9fsd: GUEST_CFLAGS += $(V9FSD_VERSION_DEF)
+$(BUILD)/bin/v9fsd-asan: SERVER_ASAN_CFLAGS += $(V9FSD_VERSION_DEF)
+$(BUILD)/bin/v9fsd $(BUILD)/guest/bin/v9fsd $(BUILD)/bin/v9fsd-asan: VERSION
