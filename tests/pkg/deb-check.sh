@@ -29,6 +29,8 @@ unit=$(dpkg-deb -c "$v9fsd" | awk '{ print $6 }' | grep '/systemd/system/v9fsd.s
 sort > "$out/want-v9fsd" <<EOT
 rw-r--r-- root/root etc/default/v9fsd
 rw-r--r-- root/root $unit
+rw-r--r-- root/root ${unit%.service}.socket
+rw-r--r-- root/root ${unit%.service}@.service
 rwxr-xr-x root/root usr/sbin/v9fsd
 rw-r--r-- root/root usr/share/doc/v9fsd/changelog.gz
 rw-r--r-- root/root usr/share/doc/v9fsd/copyright
@@ -67,6 +69,20 @@ dpkg-deb -e "$dkms" "$out/ctl-dkms"
 check "9p2000-dkms: depends on dkms, postinst runs DKMS's common.postinst" \
 	bash -c "dpkg-deb -f '$dkms' Depends | grep -q '^dkms' &&
 		grep -q 'common.postinst' '$out/ctl-dkms/postinst'"
+
+# 9p2000-utils: the mount helper where mount(8) finds it (/sbin is /usr/sbin),
+# its page in section 8.
+utils=$out/9p2000-utils_${ver}_$arch.deb
+sort > "$out/want-utils" <<EOT
+rwxr-xr-x root/root usr/sbin/mount.9P
+rw-r--r-- root/root usr/share/doc/9p2000-utils/changelog.gz
+rw-r--r-- root/root usr/share/doc/9p2000-utils/copyright
+rw-r--r-- root/root usr/share/man/man8/mount.9P.8.gz
+EOT
+check "9p2000-utils: exactly its files, where policy puts them (dpkg-deb -c)" \
+	diff -u "$out/want-utils" <(files "$utils")
+check "v9fsd: v9fsd.socket is shipped but not enabled by postinst" \
+	bash -c "! grep -q \"deb-systemd-helper enable 'v9fsd.socket'\" '$out/ctl-v9fsd/postinst'"
 
 check "lintian: no error ($(grep -c '^E: ' "$out/lintian.log") errors, $(grep -c '^W: ' "$out/lintian.log") warnings, $(grep -c '^[IP]: ' "$out/lintian.log") info/pedantic)" \
 	bash -c "! grep -q '^E: ' '$out/lintian.log' && test -s '$out/build.log'"
