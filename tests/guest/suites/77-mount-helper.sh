@@ -30,9 +30,11 @@ if ! ours_and_v9fsd "$EXP" $P; then
 	rm -rf "$EXP" "$T"
 	exit 0
 fi
-# without the helper the kernel gets the name as the address: shown, not asserted
+# without the helper (none in /sbin, nor in the PATH) the kernel gets the
+# name as the address: shown, not asserted
 rm -f /sbin/mount.9P
-timeout 60 mount -t 9P localhost:/ "$M" -o port=$P,version=9p2000.L > $T/m0 2>&1
+PATH=/sbin:/bin:/usr/sbin:/usr/bin timeout 60 mount -t 9P localhost:/ "$M" \
+	-o port=$P,version=9p2000.L > $T/m0 2>&1
 diag "without mount.9P: mount -t 9P localhost:/ exits $?: $(head -n 2 $T/m0 | tr '\n' ' ')"
 umount "$M" 2> /dev/null
 # where mount(8) looks for helpers
@@ -41,7 +43,8 @@ ln -sf "$HELPER" /sbin/mount.9P
 mounted_opts() { awk -v m="$M" '$2 == m && $3 == "9P" { print $1 " " $4 }' /proc/mounts; }
 
 # 1. mount -t 9P with a host name
-if timeout 60 mount -t 9P localhost:/ "$M" -o port=$P,version=9p2000.L > $T/m1 2>&1; then
+if PATH=/sbin:/bin:/usr/sbin:/usr/bin timeout 60 mount -t 9P localhost:/ "$M" \
+	-o port=$P,version=9p2000.L > $T/m1 2>&1; then
 	ok "mount -t 9P localhost:/ -o port=$P,version=9p2000.L mounts"
 	line=$(mounted_opts)
 	case $line in
@@ -89,11 +92,13 @@ timeout 60 "$HELPER" localhost:/ "$M" -o port=$P,version=9p2000.L,msize=2048 > $
 rc=$?
 if [ $rc -eq 32 ] && grep -q "msize=2048 is below the minimum 4096" $T/m4; then
 	ok "a refused option: exit 32 and the kernel's reason ($(head -n 1 $T/m4))"
+	sed 's/^/#   /' $T/m4
 else
 	not_ok "a refused option: exit 32 and the kernel's reason (exit $rc: $(cat $T/m4))"
 fi
 umount "$M" 2> /dev/null
-timeout 60 mount -t 9P localhost:/ "$M" -o port=$P,version=9p2000.L,bogus=1 > $T/m5 2>&1
+PATH=/sbin:/bin:/usr/sbin:/usr/bin timeout 60 mount -t 9P localhost:/ "$M" \
+	-o port=$P,version=9p2000.L,bogus=1 > $T/m5 2>&1
 rc=$?
 if [ $rc -ne 0 ] && grep -q "mount.9P: .*bogus" $T/m5; then
 	ok "mount -t 9P with an unknown option fails with the kernel's words ($(grep mount.9P $T/m5 | head -n 1))"
@@ -114,7 +119,7 @@ fi
 # 6. fstab and mount -a
 cp /etc/fstab $T/fstab.saved 2> /dev/null
 echo "localhost:/ $M 9P port=$P,version=9p2000.L,_netdev 0 0" >> /etc/fstab
-if timeout 60 mount -a -t 9P > $T/m7 2>&1 && [ "$(cat "$M/hello" 2> /dev/null)" = "through the helper" ]; then
+if PATH=/sbin:/bin:/usr/sbin:/usr/bin timeout 60 mount -a -t 9P > $T/m7 2>&1 && [ "$(cat "$M/hello" 2> /dev/null)" = "through the helper" ]; then
 	ok "an fstab line with _netdev mounts through mount -a"
 else
 	not_ok "an fstab line with _netdev mounts through mount -a: $(tail -n 3 $T/m7)"
