@@ -231,6 +231,20 @@ static void peer_key(const struct srv_conn *c, char *buf, size_t len)
 }
 
 /*
+ * A name a client sent, fit for a log line: at most 64 bytes, and a byte
+ * that is not printable ASCII (a newline that would forge a line, a
+ * terminal escape) shown as '?'.
+ */
+static void loggable(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < 64 && i + 1 < len; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+}
+
+/*
  * The log line of a Tattach: who asked (uname, n_uname), from where,
  * for which aname, and as whom it acts after root squash or the -u map,
  * or why it was refused.
@@ -238,27 +252,27 @@ static void peer_key(const struct srv_conn *c, char *buf, size_t len)
 void srv_user_log_attach(const struct srv_conn *c, const struct v9p_tattach *t,
 			 const struct srv_user *u, int err)
 {
-	char key[80], num[16] = "";
+	char key[80], num[16] = "", uname[72], aname[72], as[72];
 
 	peer_key(c, key, sizeof(key));
+	loggable(t->uname.s, t->uname.len, uname, sizeof(uname));
+	loggable(t->aname.s, t->aname.len, aname, sizeof(aname));
 	if (t->n_uname != V9P_NONUNAME)
 		snprintf(num, sizeof(num), "%u", (unsigned int)t->n_uname);
 	if (u) {
+		loggable(u->name, strlen(u->name), as, sizeof(as));
 		srv_log(LOG_INFO, key,
-			"attach from %s: user '%.*s'%s%s aname '%.*s': acting as %s (uid %u gid %u)",
-			c->peer, (int)t->uname.len, t->uname.s, *num ? " n_uname " : "", num,
-			(int)t->aname.len, t->aname.s, u->name, (unsigned int)u->uid,
-			(unsigned int)u->gid);
+			"attach from %s: user '%s'%s%s aname '%s': acting as %s (uid %u gid %u)",
+			c->peer, uname, *num ? " n_uname " : "", num, aname, as,
+			(unsigned int)u->uid, (unsigned int)u->gid);
 		return;
 	}
 	if (err == -ENOENT)
 		snprintf(refused_why, sizeof(refused_why), "aname is not the export");
 	else if (!refused_why[0])
 		snprintf(refused_why, sizeof(refused_why), "%s", strerror(-err));
-	srv_log(LOG_NOTICE, key,
-		"attach from %s refused: user '%.*s'%s%s aname '%.*s': %s",
-		c->peer, (int)t->uname.len, t->uname.s, *num ? " n_uname " : "", num,
-		(int)t->aname.len, t->aname.s, refused_why);
+	srv_log(LOG_NOTICE, key, "attach from %s refused: user '%s'%s%s aname '%s': %s",
+		c->peer, uname, *num ? " n_uname " : "", num, aname, refused_why);
 	refused_why[0] = '\0';
 }
 

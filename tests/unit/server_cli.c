@@ -442,6 +442,15 @@ static void test_log(void)
 	       strstr(buf, "not logged"),
 	       "the next line a second later is the granted attach, as whom, with the count "
 	       "held back (%d: %.300s)", err, buf);
+
+	/* names the client sends cannot forge a line of their own */
+	buf[0] = '\0';
+	sleep(1);
+	err = attach_aname(&c, 3, "root", "/x\nv9fsd: attach from 10.0.0.1: forged");
+	read_err(efd, buf, sizeof(buf), 1.0);
+	tap_ok(err == -ENOENT && strstr(buf, "aname '/x?v9fsd: attach from 10.0.0.1: forged'") &&
+	       lines(buf) == 1,
+	       "a newline in the aname is logged as '?', one line (%.300s)", buf);
 	tc_stop(&c);
 	close(efd);
 }
