@@ -81,8 +81,10 @@ rw-r--r-- root/root usr/share/man/man8/mount.9P.8.gz
 EOT
 check "9p2000-utils: exactly its files, where policy puts them (dpkg-deb -c)" \
 	diff -u "$out/want-utils" <(files "$utils")
-check "v9fsd: v9fsd.socket is shipped but not enabled by postinst" \
-	bash -c "! grep -q \"deb-systemd-helper enable 'v9fsd.socket'\" '$out/ctl-v9fsd/postinst'"
+# --no-enable: postinst enables it again only where the admin had it enabled
+check "v9fsd: v9fsd.socket is shipped, neither enabled nor started by postinst" \
+	bash -c "grep -q \"deb-systemd-helper debian-installed 'v9fsd.socket'\" '$out/ctl-v9fsd/postinst' &&
+		! grep -q \"deb-systemd-invoke .*'v9fsd.socket'\" '$out/ctl-v9fsd/postinst'"
 
 check "lintian: no error ($(grep -c '^E: ' "$out/lintian.log") errors, $(grep -c '^W: ' "$out/lintian.log") warnings, $(grep -c '^[IP]: ' "$out/lintian.log") info/pedantic)" \
 	bash -c "! grep -q '^E: ' '$out/lintian.log' && test -s '$out/build.log'"
