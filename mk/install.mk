@@ -3,6 +3,7 @@
 #
 # make install [PREFIX=/usr/local] [DESTDIR=]   v9fsd, both man pages, the unit, the config
 # make install-v9fsd                            the same without the module's man page
+# make install-mount-helper                     mount.9P (SBINDIR) and its man page
 # make install-dkms [DESTDIR=]                  /usr/src/9p2000-VERSION (then: dkms install 9p2000/VERSION)
 # make uninstall / uninstall-dkms               remove what the above installed
 #
@@ -30,15 +31,25 @@ DKMS_SOURCES := $(sort $(wildcard module/*.c module/*.h proto/*.c proto/*.h))
 
 $(INSTALL_BIN): $(wildcard server/*.c server/*.h proto/*.c proto/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ \
+	$(CC) $(HOST_CFLAGS) $(V9FSD_VERSION_DEF) $(CPPFLAGS) $(CFLAGS) -pthread $(LDFLAGS) -o $@ \
 		$(SERVER_SRCS) $(PROTO_SRCS)
+
+$(INSTALL_BIN): VERSION
+
+# mount.9P with the caller's flags too
+INSTALL_MOUNT9P := $(BUILD)/install/mount.9P
+
+$(INSTALL_MOUNT9P): $(wildcard tools/mount.9P.c tools/mount9p_opts.c tools/mount9p.h)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(MOUNT9P_SRCS)
 
 # The unit names the binary and the config file by their /usr paths; other
 # prefixes get them rewritten.
 UNIT_SED := -e 's|/usr/sbin/v9fsd|$(SBINDIR)/v9fsd|g' -e 's|/etc/default/v9fsd|$(SYSCONFDIR)/default/v9fsd|g'
 
 .PHONY: install-bin install-v9fsd install-man5 install-dkms uninstall uninstall-dkms
-install-bin: $(INSTALL_BIN)
+.PHONY: install-mount-helper
+install-bin: $(INSTALL_BIN) $(INSTALL_MOUNT9P)
 
 install-v9fsd: $(INSTALL_BIN)
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 \
@@ -47,13 +58,23 @@ install-v9fsd: $(INSTALL_BIN)
 	$(INSTALL) -m 644 docs/v9fsd.8 $(DESTDIR)$(MANDIR)/man8/v9fsd.8
 	sed $(UNIT_SED) dist/v9fsd.service > $(DESTDIR)$(SYSTEMDUNITDIR)/v9fsd.service
 	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/v9fsd.service
+	sed $(UNIT_SED) dist/v9fsd@.service > $(DESTDIR)$(SYSTEMDUNITDIR)/v9fsd@.service
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/v9fsd@.service
+	$(INSTALL) -m 644 dist/v9fsd.socket $(DESTDIR)$(SYSTEMDUNITDIR)/v9fsd.socket
 	$(INSTALL) -m 644 dist/v9fsd.default $(DESTDIR)$(SYSCONFDIR)/default/v9fsd
+
+# mount(8) runs /sbin/mount.TYPE: with PREFIX=/usr on a merged-/usr system
+# (/sbin is /usr/sbin) SBINDIR is found; elsewhere link it into /sbin.
+install-mount-helper: $(INSTALL_MOUNT9P)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -m 755 $(INSTALL_MOUNT9P) $(DESTDIR)$(SBINDIR)/mount.9P
+	$(INSTALL) -m 644 docs/mount.9P.8 $(DESTDIR)$(MANDIR)/man8/mount.9P.8
 
 install-man5:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man5
 	$(INSTALL) -m 644 docs/9p2000.5 $(DESTDIR)$(MANDIR)/man5/9p2000.5
 
-install: install-v9fsd install-man5
+install: install-v9fsd install-man5 install-mount-helper
 
 # The DKMS tree: the sources at the paths module/Kbuild expects, the version
 # file it reads, and dkms.conf with its version filled in.
@@ -69,6 +90,8 @@ install-dkms:
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/v9fsd $(DESTDIR)$(MANDIR)/man8/v9fsd.8 \
 		$(DESTDIR)$(MANDIR)/man5/9p2000.5 $(DESTDIR)$(SYSTEMDUNITDIR)/v9fsd.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/v9fsd@.service $(DESTDIR)$(SYSTEMDUNITDIR)/v9fsd.socket \
+		$(DESTDIR)$(SBINDIR)/mount.9P $(DESTDIR)$(MANDIR)/man8/mount.9P.8 \
 		$(DESTDIR)$(SYSCONFDIR)/default/v9fsd
 
 uninstall-dkms:

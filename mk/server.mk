@@ -120,3 +120,10 @@ $(BUILD)/unit/server_qid: tests/unit/server_qid.c server/qid.c tests/unit/server
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Itests/unit -Iserver -DV9FSD_BIN='"$(abspath $(BUILD)/bin/v9fsd)"' \
 		-pthread -o $@ $< server/qid.c tests/unit/server_client.c $(PROTO_SRCS)
+
+# v9fsd --version prints the release the VERSION file names
+V9FSD_VERSION_DEF := -DV9FSD_VERSION='"$(strip $(file < VERSION))"'
+$(BUILD)/bin/v9fsd: HOST_CFLAGS += $(V9FSD_VERSION_DEF)
+$(BUILD)/guest/bin/v9fsd: GUEST_CFLAGS += $(V9FSD_VERSION_DEF)
+$(BUILD)/bin/v9fsd-asan: SERVER_ASAN_CFLAGS += $(V9FSD_VERSION_DEF)
+$(BUILD)/bin/v9fsd $(BUILD)/guest/bin/v9fsd $(BUILD)/bin/v9fsd-asan: VERSION

@@ -38,25 +38,30 @@ static int parse_num(const char *s, unsigned long max, unsigned long *out)
 	char *end;
 	unsigned long v;
 
+	/* digits only: strtoul would take "-1" as the largest number */
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || v > max)
+	if (errno || *end || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
 }
 
 /* allow=ADDR[/PREFIX]: a client address (IPv4 or IPv6) or network. */
-static int add_allow(const char *spec)
+static int add_allow(const char *spec, char *why, size_t wl)
 {
 	struct srv_allow a, *n;
 	char host[INET6_ADDRSTRLEN];
 	const char *slash = strchr(spec, '/');
-	unsigned long prefix;
+	unsigned long prefix, v;
 	size_t hl = slash ? (size_t)(slash - spec) : strlen(spec);
 
-	if (hl >= sizeof(host))
+	if (hl >= sizeof(host)) {
+		snprintf(why, wl, "not an IPv4 or IPv6 address");
 		return -EINVAL;
+	}
 	memcpy(host, spec, hl);
 	host[hl] = '\0';
 	memset(&a, 0, sizeof(a));
@@ -67,10 +72,20 @@ static int add_allow(const char *spec)
 		a.family = AF_INET6;
 		prefix = 128;
 	} else {
+		snprintf(why, wl, "'%s' is not an IPv4 or IPv6 address", host);
 		return -EINVAL;
 	}
-	if (slash && parse_num(slash + 1, prefix, &prefix) < 0)
+	if (slash && parse_num(slash + 1, ULONG_MAX, &v) < 0) {
+		snprintf(why, wl, "prefix length '%s' is not a number", slash + 1);
 		return -EINVAL;
+	}
+	if (slash && v > prefix) {
+		snprintf(why, wl, "prefix length %lu is out of range for %s (0 to %lu)", v,
+			 a.family == AF_INET ? "IPv4" : "IPv6", prefix);
+		return -EINVAL;
+	}
+	if (slash)
+		prefix = v;
 	a.prefix = (unsigned int)prefix;
 	n = realloc(srv_cfg.allow, (size_t)(srv_cfg.nallow + 1) * sizeof(*n));
 	if (!n)
@@ -120,7 +135,7 @@ bool srv_addr_allowed(const struct sockaddr *sa)
 }
 
 /* unix_group=NAME|GID: the unix sockets' group, which may connect too. */
-static int set_unix_group(const char *spec)
+static int set_unix_group(const char *spec, char *why, size_t wl)
 {
 	unsigned long v;
 	gid_t gid;
@@ -130,7 +145,7 @@ static int set_unix_group(const char *spec)
 	} else if (parse_num(spec, (gid_t)-2, &v) == 0) {
 		srv_cfg.unix_group = (gid_t)v;
 	} else {
-		fprintf(stderr, "v9fsd: unknown group '%s'\n", spec);
+		snprintf(why, wl, "no group '%s' on this host", spec);
 		return -EINVAL;
 	}
 	srv_cfg.have_unix_group = true;
@@ -138,7 +153,7 @@ static int set_unix_group(const char *spec)
 }
 
 /* unix_map=PEERUID:UID (repeatable): numbers, as the kernel reports a peer. */
-static int add_unix_map(const char *spec)
+static int add_unix_map(const char *spec, char *why, size_t wl)
 {
 	struct srv_unix_map *n;
 	unsigned long peer, uid;
@@ -146,13 +161,18 @@ static int add_unix_map(const char *spec)
 	char num[16];
 	size_t pl = colon ? (size_t)(colon - spec) : 0;
 
-	if (!colon || pl >= sizeof(num))
+	if (!colon || pl >= sizeof(num)) {
+		snprintf(why, wl, "PEERUID:UID expected, two numeric uids");
 		return -EINVAL;
+	}
 	memcpy(num, spec, pl);
 	num[pl] = '\0';
 	if (parse_num(num, (uid_t)-2, &peer) < 0 ||
-	    parse_num(colon + 1, (uid_t)-2, &uid) < 0)
+	    parse_num(colon + 1, (uid_t)-2, &uid) < 0) {
+		snprintf(why, wl, "PEERUID:UID expected, two numeric uids below %u",
+			 (unsigned int)(uid_t)-2);
 		return -EINVAL;
+	}
 	n = realloc(srv_cfg.unix_map, (size_t)(srv_cfg.nunix_map + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
@@ -185,8 +205,11 @@ static int set_max_dialect(const char *name)
 	return -EINVAL;
 }
 
-/* One -o option: "name" or "name=value"; 0 or -EINVAL. */
-int srv_config_option(const char *opt)
+/*
+ * One -o option: "name" or "name=value"; 0, or -EINVAL with why (len
+ * bytes) saying what is wrong with it.
+ */
+int srv_config_option(const char *opt, char *why, size_t wl)
 {
 	const struct num_opt nums[] = {
 		{ "max_fids", 1, INT_MAX, &srv_cfg.max_fids },
@@ -217,21 +240,47 @@ int srv_config_option(const char *opt)
 		srv_cfg.no_root_squash = false;
 		return 0;
 	}
+	if (eq && !strncmp(opt, "no_root_squash", nl) && nl == 14)
+		goto no_value;
+	if (eq && !strncmp(opt, "root_squash", nl) && nl == 11)
+		goto no_value;
+	if (eq && !strncmp(opt, "serial", nl) && nl == 6)
+		goto no_value;
 	if (eq && nl == 5 && !strncmp(opt, "allow", 5))
-		return add_allow(eq + 1);
-	if (eq && nl == 11 && !strncmp(opt, "max_version", 11))
-		return set_max_dialect(eq + 1);
+		return add_allow(eq + 1, why, wl);
+	if (eq && nl == 11 && !strncmp(opt, "max_version", 11)) {
+		if (set_max_dialect(eq + 1) == 0)
+			return 0;
+		snprintf(why, wl, "not 9P2000, 9P2000.u or 9P2000.L");
+		return -EINVAL;
+	}
 	if (eq && nl == 10 && !strncmp(opt, "unix_group", 10))
-		return set_unix_group(eq + 1);
+		return set_unix_group(eq + 1, why, wl);
 	if (eq && nl == 8 && !strncmp(opt, "unix_map", 8))
-		return add_unix_map(eq + 1);
-	for (size_t i = 0; eq && i < sizeof(nums) / sizeof(nums[0]); i++) {
+		return add_unix_map(eq + 1, why, wl);
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 		if (strlen(nums[i].name) != nl || strncmp(opt, nums[i].name, nl))
 			continue;
-		if (parse_num(eq + 1, nums[i].max, &v) < 0 || v < nums[i].min)
+		if (!eq) {
+			snprintf(why, wl, "needs a value (%s=N)", nums[i].name);
 			return -EINVAL;
+		}
+		if (parse_num(eq + 1, nums[i].max, &v) < 0 || v < nums[i].min) {
+			snprintf(why, wl, "'%s' is not a number from %lu to %lu", eq + 1,
+				 nums[i].min, nums[i].max);
+			return -EINVAL;
+		}
 		*nums[i].val = (unsigned int)v;
 		return 0;
 	}
+	if (!eq && (!strcmp(opt, "allow") || !strcmp(opt, "max_version") ||
+		    !strcmp(opt, "unix_group") || !strcmp(opt, "unix_map"))) {
+		snprintf(why, wl, "needs a value (%s=...)", opt);
+		return -EINVAL;
+	}
+	snprintf(why, wl, "unknown option (v9fsd --help lists them)");
+	return -EINVAL;
+no_value:
+	snprintf(why, wl, "takes no value");
 	return -EINVAL;
 }

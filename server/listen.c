@@ -29,6 +29,7 @@
 
 #include "srv.h"
 #include "listen.h"
+#include "log.h"
 
 #define MAX_LISTENERS	16
 #define DEFAULT_PORT	"564"
@@ -42,6 +43,7 @@ struct listener {
 
 static struct listener listeners[MAX_LISTENERS];
 static int n_listeners;
+static bool check_only;	/* --check: bind, then close; nothing is kept */
 static int n_conns;
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -159,6 +161,25 @@ static void name_listener(struct listener *l)
 	}
 }
 
+/*
+ * Whether a listener (one a service manager passed) is bound to sa
+ * already: the -l of the same address is then that socket, not an error,
+ * so one configuration serves with and without socket activation.
+ */
+static bool have_listener(const struct sockaddr *sa, socklen_t salen)
+{
+	for (int i = 0; i < n_listeners; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		memset(&ss, 0, sizeof(ss));
+		if (getsockname(listeners[i].fd, (struct sockaddr *)&ss, &sl) == 0 &&
+		    sl == salen && !memcmp(&ss, sa, salen))
+			return true;
+	}
+	return false;
+}
+
 static int add_tcp(const char *hostport, char sep)
 {
 	struct sockaddr_storage sa;
@@ -173,6 +194,8 @@ static int add_tcp(const char *hostport, char sep)
 			hostport);
 		return -EINVAL;
 	}
+	if (have_listener((struct sockaddr *)&sa, salen))
+		return 0;
 	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		fprintf(stderr, "v9fsd: socket: %s\n", strerror(errno));
@@ -182,10 +205,26 @@ static int add_tcp(const char *hostport, char sep)
 	if (sa.ss_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&sa, salen) < 0 || listen(fd, 64) < 0) {
-		fprintf(stderr, "v9fsd: cannot listen on tcp %s: %s\n", hostport,
-			strerror(errno));
+		int err = errno;
+
 		close(fd);
-		return -EADDRNOTAVAIL;
+		if (err == EACCES) {
+			fprintf(stderr, "v9fsd: binding port %s needs root or CAP_NET_BIND_SERVICE\n",
+				port);
+			return -EACCES;
+		}
+		if (check_only && err == EADDRINUSE) {
+			fprintf(stderr, "v9fsd: tcp %s is in use (by a running server?): not checked\n",
+				hostport);
+			return 0;
+		}
+		fprintf(stderr, "v9fsd: cannot listen on tcp %s: %s\n", hostport,
+			strerror(err));
+		return -err;
+	}
+	if (check_only) {
+		close(fd);
+		return 0;
 	}
 	l = &listeners[n_listeners++];
 	l->fd = fd;
@@ -243,11 +282,21 @@ static int add_unix(const char *path)
 		return -EINVAL;
 	}
 	strcpy(sun.sun_path, path);
-	len = sizeof(sun);
 	if (abstract) {
 		sun.sun_path[0] = '\0';
 		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
-	} else if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+	} else {
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1);
+	}
+	if (have_listener((struct sockaddr *)&sun, len))
+		return 0;
+	if (!abstract && check_only && lstat(path, &st) == 0) {
+		/* a running server's socket is not to be taken away by a check */
+		fprintf(stderr, "v9fsd: unix %s exists (a running server's?): not checked\n",
+			path);
+		return 0;
+	}
+	if (!abstract && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
 		/* a stale socket from an earlier run is replaced; nothing else is */
 		unlink(path);
 	}
@@ -267,6 +316,12 @@ static int add_unix(const char *path)
 	}
 	if (listen(fd, 64) < 0)
 		goto fail;
+	if (check_only) {
+		if (!abstract)
+			unlink(path);
+		close(fd);
+		return 0;
+	}
 	l = &listeners[n_listeners++];
 	l->fd = fd;
 	l->is_unix = true;
@@ -274,12 +329,29 @@ static int add_unix(const char *path)
 	snprintf(l->name, sizeof(l->name), "unix:%s", path);
 	return 0;
 fail:
-	fprintf(stderr, "v9fsd: cannot listen on unix %s: %s\n", path, strerror(errno));
+	err = errno;
+	fprintf(stderr, "v9fsd: cannot listen on unix %s: %s\n", path, strerror(err));
 	if (fd >= 0)
 		close(fd);
-	return -EADDRNOTAVAIL;
+	return -err;
 }
 
+/*
+ * Whether each later srv_listen_add() only checks that its address can be
+ * bound (bind, listen, close), for --check: a busy address is reported and
+ * not counted as an error, as the server using it may be this one.
+ */
+void srv_listen_check_only(void)
+{
+	check_only = true;
+}
+
+/*
+ * Listen on addr. Returns 0; -EINVAL for a malformed address, -EACCES
+ * where the port or the socket's directory is not this user's to bind;
+ * another negative errno for what may mend itself (an address in use, or
+ * not yet configured).
+ */
 int srv_listen_add(const char *addr)
 {
 	if (n_listeners >= MAX_LISTENERS) {
@@ -433,8 +505,8 @@ static void describe_peer(int fd, const struct listener *l, char *buf, size_t le
 		socklen_t cl = sizeof(cr);
 
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0)
-			snprintf(buf, len, "%.50s#%d(uid %u)", l->name, fd,
-				 (unsigned int)cr.uid);
+			snprintf(buf, len, "unix peer uid=%u pid=%d on %.30s",
+				 (unsigned int)cr.uid, (int)cr.pid, l->name);
 		else
 			snprintf(buf, len, "%.60s#%d", l->name, fd);
 		return;
@@ -456,8 +528,19 @@ static void describe_peer(int fd, const struct listener *l, char *buf, size_t le
 	}
 }
 
+/* "HOST:PORT" or "[V6]:PORT" less its port: the log's key for a peer. */
+static void peer_host(const char *peer, char *key, size_t len)
+{
+	const char *colon = strrchr(peer, ':');
+
+	snprintf(key, len, "%s", peer);
+	if (colon && strncmp(peer, "unix", 4) && (size_t)(colon - peer) < len)
+		key[colon - peer] = '\0';
+}
+
 static void start_conn(int fd, const struct listener *l)
 {
+	char peer[80], key[80];
 	pthread_attr_t attr;
 	struct conn_arg *a;
 	pthread_t t;
@@ -469,10 +552,9 @@ static void start_conn(int fd, const struct listener *l)
 
 		if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0 ||
 		    !srv_addr_allowed((struct sockaddr *)&ss)) {
-			char peer[80];
-
 			describe_peer(fd, l, peer, sizeof(peer));
-			fprintf(stderr, "v9fsd: %s is not allowed, refusing\n", peer);
+			peer_host(peer, key, sizeof(key));
+			srv_log(LOG_NOTICE, key, "connection from %s refused: not in allow=", peer);
 			close(fd);
 			return;
 		}
@@ -480,8 +562,10 @@ static void start_conn(int fd, const struct listener *l)
 	pthread_mutex_lock(&conns_lock);
 	if (srv_cfg.max_conns && n_conns >= srv_cfg.max_conns) {
 		pthread_mutex_unlock(&conns_lock);
-		if (srv_cfg.debug)
-			fprintf(stderr, "v9fsd: connection limit reached, refusing\n");
+		describe_peer(fd, l, peer, sizeof(peer));
+		srv_log(LOG_WARNING, "-c",
+			"connection from %s refused: %d connections (-c) reached", peer,
+			srv_cfg.max_conns);
 		close(fd);
 		return;
 	}

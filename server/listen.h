@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 int srv_listen_add(const char *addr);
+void srv_listen_check_only(void);
 int srv_listen_inherit(void);
 void srv_notify(const char *state);
 int srv_listen_count(void);

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <grp.h>
 #include <limits.h>
 #include <signal.h>
@@ -20,15 +21,34 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "srv.h"
 #include "listen.h"
+#include "log.h"
+
+#ifndef V9FSD_VERSION
+#define V9FSD_VERSION "unknown"
+#endif
+
+/*
+ * Exit statuses: 0 for --help, --version, --check and a stop by a signal;
+ * 2 for a configuration error (an option, an export, an address or a user
+ * that is wrong, or not this user's to use), which no retry mends; 1 for a
+ * failure at run time (an address in use or not yet configured, no memory,
+ * no threads), which may mend itself.
+ */
+#define EXIT_CONFIG	2
+#define EXIT_RUNTIME	1
 
 static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: v9fsd -e DIR [-l ADDR]... [-s] [-r] [-m MSIZE] [-u USER [-U]]\n"
 		"             [-c MAXCONNS] [-t THREADS] [-o OPT[,OPT]...] [-f] [-d] [-S FILE]\n"
+		"             [--check]\n"
+		"       v9fsd -h|--help | -V|--version\n"
 		"  -e DIR     export DIR\n"
 		"  -l ADDR    listen on ADDR: tcp:HOST:PORT, tcp:[V6]:PORT, tcp!HOST!PORT,\n"
 		"             unix:PATH, unix!PATH, unix:@NAME (repeatable; default\n"
@@ -51,7 +71,13 @@ static void usage(FILE *fp)
 		"  -f         stay in the foreground\n"
 		"  -d         trace messages to stderr (implies -f)\n"
 		"  -S FILE    write per-message-type counters to FILE at exit and on SIGUSR1\n"
-		"             (FILE outside the export)\n",
+		"             (FILE outside the export)\n"
+		"  --check    check the options, the export and that each -l address can be\n"
+		"             bound, print \"ok\" and exit; start no server\n"
+		"Attaches and refusals are logged to stderr with -f, else to syslog.\n"
+		"Exit status: 0 --help, --version, --check passed, or stopped by a signal;\n"
+		"2 a configuration error (options, export, addresses, users, a port that\n"
+		"needs privileges); 1 a failure at run time (an address in use, no memory).\n",
 		SRV_DEFAULT_MSIZE);
 }
 
@@ -77,9 +103,11 @@ static int parse_options(const char *arg)
 	if (!copy)
 		return -1;
 	for (o = strtok_r(copy, ",", &save); o && !err; o = strtok_r(NULL, ",", &save)) {
-		err = srv_config_option(o);
+		char why[128] = "";
+
+		err = srv_config_option(o, why, sizeof(why));
 		if (err < 0)
-			fprintf(stderr, "v9fsd: bad option '%s' (see v9fsd(8))\n", o);
+			fprintf(stderr, "v9fsd: -o %s: %s\n", o, why[0] ? why : strerror(-err));
 	}
 	free(copy);
 	return err;
@@ -153,6 +181,12 @@ static int open_export(const char *dir)
 		fprintf(stderr, "v9fsd: cannot open export %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
+	/* without root, the server's own permissions are all it has */
+	if (geteuid() != 0 && access(dir, R_OK | X_OK) < 0) {
+		fprintf(stderr, "v9fsd: cannot open export %s: %s\n", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	srv_cfg.root_fd = fd;
 	srv_cfg.root_dev = st.st_dev;
 	srv_cfg.root_ino = st.st_ino;
@@ -171,9 +205,13 @@ static int open_export(const char *dir)
 
 	/* openat2 is the confinement: refuse to run without it */
 	fd = srv_open_beneath(srv_cfg.root_fd, "", O_PATH | O_DIRECTORY, 0);
+	if (fd == -ENOSYS) {
+		fprintf(stderr, "v9fsd: this kernel has no openat2, which confines clients "
+			"to the export: Linux 5.6 or later is required\n");
+		return -1;
+	}
 	if (fd < 0) {
-		fprintf(stderr, "v9fsd: openat2 beneath %s failed (%s); "
-			"Linux 5.6 or later is required\n", dir, strerror(-fd));
+		fprintf(stderr, "v9fsd: cannot open export %s: %s\n", dir, strerror(-fd));
 		return -1;
 	}
 	close(fd);
@@ -207,18 +245,92 @@ static bool stdin_is_tcp(void)
 	return ss.ss_family == AF_INET || ss.ss_family == AF_INET6;
 }
 
+/*
+ * Who is on stdin for -s, for the log: a tcp peer's address (inetd), a
+ * unix peer's credentials, or "stdio".
+ */
+static void describe_stdin(char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	char h[INET6_ADDRSTRLEN];
+
+	snprintf(buf, len, "stdio");
+	if (getpeername(STDIN_FILENO, (struct sockaddr *)&ss, &sl) < 0)
+		return;
+	if (ss.ss_family == AF_UNIX &&
+	    getsockopt(STDIN_FILENO, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0)
+		snprintf(buf, len, "unix peer uid=%u pid=%d", (unsigned int)cr.uid, (int)cr.pid);
+	else if (ss.ss_family == AF_INET &&
+		 inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, h, sizeof(h)))
+		snprintf(buf, len, "%s:%u", h, ntohs(((struct sockaddr_in *)&ss)->sin_port));
+	else if (ss.ss_family == AF_INET6 &&
+		 inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, h, sizeof(h)))
+		snprintf(buf, len, "[%s]:%u", h, ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+}
+
+/*
+ * A listening address's failure as an exit status: what may mend itself
+ * (in use, not yet configured, short of memory) is a run-time failure.
+ */
+static int listen_status(int err)
+{
+	switch (-err) {
+	case EADDRINUSE:
+	case EADDRNOTAVAIL:
+	case ENOMEM:
+	case ENOBUFS:
+	case EMFILE:
+	case ENFILE:
+		return EXIT_RUNTIME;
+	default:
+		return EXIT_CONFIG;
+	}
+}
+
+/* Say which option getopt stopped at, as the user wrote it. */
+static void bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':' && optopt)
+		fprintf(stderr, "v9fsd: option '-%c' needs a value (v9fsd --help lists them)\n",
+			optopt);
+	else if (c == ':')
+		fprintf(stderr, "v9fsd: option '%s' needs a value (v9fsd --help lists them)\n",
+			arg);
+	else if (optopt)
+		fprintf(stderr, "v9fsd: unknown option '-%c' (v9fsd --help lists them)\n",
+			optopt);
+	else
+		fprintf(stderr, "v9fsd: unknown option '%s' (v9fsd --help lists them)\n", arg);
+}
+
+enum { OPT_CHECK = 256 };
+
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ NULL, 0, NULL, 0 },
+};
+
 int main(int argc, char **argv)
 {
 	const char *export = NULL, *addrs[32];
-	int naddrs = 0, nthreads = 8, opt, passed;
-	bool single = false, foreground = false, run_as = false;
+	int naddrs = 0, nthreads = 8, opt, passed, err;
+	bool single = false, foreground = false, run_as = false, check = false;
 	const char *map_user = NULL;
 	unsigned long v;
 	sigset_t set;
 	pthread_t st;
 	struct rlimit rl;
 
-	while ((opt = getopt(argc, argv, "e:l:srm:u:Uc:t:o:fdS:h")) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":e:l:srm:u:Uc:t:o:fdS:hV", long_opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			export = optarg;
@@ -226,7 +338,7 @@ int main(int argc, char **argv)
 		case 'l':
 			if (naddrs == 32) {
 				fprintf(stderr, "v9fsd: too many -l addresses\n");
-				return 2;
+				return EXIT_CONFIG;
 			}
 			addrs[naddrs++] = optarg;
 			break;
@@ -238,9 +350,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			if (parse_uint(optarg, 64u << 20, &v) < 0 || v < SRV_MIN_MSIZE) {
-				fprintf(stderr, "v9fsd: bad msize '%s' (%d to %u)\n",
+				fprintf(stderr, "v9fsd: -m %s: msize must be a number from %d to %u\n",
 					optarg, SRV_MIN_MSIZE, 64u << 20);
-				return 2;
+				return EXIT_CONFIG;
 			}
 			srv_cfg.msize = (uint32_t)v;
 			break;
@@ -252,21 +364,23 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			if (parse_uint(optarg, INT_MAX, &v) < 0) {
-				fprintf(stderr, "v9fsd: bad connection count '%s'\n", optarg);
-				return 2;
+				fprintf(stderr, "v9fsd: -c %s: the connection count must be a number from 0 to %d\n",
+					optarg, INT_MAX);
+				return EXIT_CONFIG;
 			}
 			srv_cfg.max_conns = (int)v;
 			break;
 		case 't':
 			if (parse_uint(optarg, 1024, &v) < 0 || v < 1) {
-				fprintf(stderr, "v9fsd: bad thread count '%s'\n", optarg);
-				return 2;
+				fprintf(stderr, "v9fsd: -t %s: the thread count must be a number from 1 to 1024\n",
+					optarg);
+				return EXIT_CONFIG;
 			}
 			nthreads = (int)v;
 			break;
 		case 'o':
 			if (parse_options(optarg) < 0)
-				return 2;
+				return EXIT_CONFIG;
 			break;
 		case 'f':
 			foreground = true;
@@ -278,38 +392,49 @@ int main(int argc, char **argv)
 		case 'S':
 			srv_cfg.stats_file = optarg;
 			break;
+		case OPT_CHECK:
+			check = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			printf("v9fsd %s\n", V9FSD_VERSION);
+			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			bad_option(opt, argv);
+			return EXIT_CONFIG;
 		}
 	}
-	if (!export || optind != argc) {
-		usage(stderr);
-		return 2;
+	if (optind != argc) {
+		fprintf(stderr, "v9fsd: unexpected argument '%s' (v9fsd --help shows the usage)\n",
+			argv[optind]);
+		return EXIT_CONFIG;
+	}
+	if (!export) {
+		fprintf(stderr, "v9fsd: no export: -e DIR is required\n");
+		return EXIT_CONFIG;
 	}
 	if (single && naddrs) {
 		fprintf(stderr, "v9fsd: -s and -l exclude each other\n");
-		return 2;
+		return EXIT_CONFIG;
 	}
 	if (run_as && !map_user) {
 		fprintf(stderr, "v9fsd: -U needs -u USER\n");
-		return 2;
+		return EXIT_CONFIG;
 	}
 	if (map_user && srv_user_parse_map(map_user) < 0) {
-		fprintf(stderr, "v9fsd: unknown user '%s'\n", map_user);
-		return 2;
+		fprintf(stderr, "v9fsd: -u %s: no such user\n", map_user);
+		return EXIT_CONFIG;
 	}
 
 	/* passed sockets sit at descriptor 3 on: before anything is opened */
-	passed = srv_listen_inherit();
+	passed = check ? 0 : srv_listen_inherit();
 	if (passed < 0)
-		return 1;
+		return EXIT_CONFIG;
 	if (single && passed) {
 		fprintf(stderr, "v9fsd: -s and passed listening sockets exclude each other\n");
-		return 2;
+		return EXIT_CONFIG;
 	}
 
 	signal(SIGPIPE, SIG_IGN);
@@ -322,33 +447,41 @@ int main(int argc, char **argv)
 	set_fid_budget();
 
 	if (open_export(export) < 0)
-		return 1;
+		return EXIT_CONFIG;
 	if (srv_cfg.stats_file) {
-		int err = srv_stats_open(srv_cfg.stats_file);
-
+		err = srv_stats_open(srv_cfg.stats_file);
 		if (err == -EXDEV) {
 			fprintf(stderr, "v9fsd: -S %s is inside the export, where clients make names; "
 				"name a file outside it\n", srv_cfg.stats_file);
-			return 2;
+			return EXIT_CONFIG;
 		}
 		if (err < 0) {
 			fprintf(stderr, "v9fsd: cannot open the directory of -S %s: %s\n",
 				srv_cfg.stats_file, strerror(-err));
-			return 1;
+			return EXIT_CONFIG;
 		}
 	}
+	if (check)
+		srv_listen_check_only();
 	if (!single && !naddrs && !passed) {
 		/* loopback only unless told otherwise; IPv6 if the host has it */
-		if (srv_listen_add("tcp:127.0.0.1:564") < 0)
-			return 1;
+		err = srv_listen_add("tcp:127.0.0.1:564");
+		if (err < 0)
+			return check ? EXIT_CONFIG : listen_status(err);
 		if (srv_listen_add("tcp:[::1]:564") < 0)
 			fprintf(stderr, "v9fsd: no IPv6 loopback: [::1]:564 skipped\n");
 	}
-	for (int i = 0; !single && i < naddrs; i++)
-		if (srv_listen_add(addrs[i]) < 0)
-			return 1;
+	for (int i = 0; !single && i < naddrs; i++) {
+		err = srv_listen_add(addrs[i]);
+		if (err < 0)
+			return check ? EXIT_CONFIG : listen_status(err);
+	}
+	if (check) {
+		printf("ok\n");
+		return 0;
+	}
 	if (run_as && geteuid() == 0 && drop_privileges() < 0)
-		return 1;
+		return EXIT_RUNTIME;
 	srv_cfg.as_root = geteuid() == 0;
 
 	/*
@@ -368,19 +501,25 @@ int main(int argc, char **argv)
 			srv_listen_print(stderr);
 		if (!foreground && daemon(0, 0) < 0) {
 			perror("v9fsd: daemon");
-			return 1;
+			return EXIT_RUNTIME;
 		}
+		/* stderr is /dev/null from here on */
+		if (!foreground)
+			srv_log_to_syslog();
 	}
 
 	if (pthread_create(&st, NULL, signal_thread, &set) != 0 ||
 	    srv_pool_start(nthreads < (int)srv_cfg.max_threads ? nthreads :
 			   (int)srv_cfg.max_threads, (int)srv_cfg.max_threads) < 0) {
-		fprintf(stderr, "v9fsd: cannot start threads\n");
-		return 1;
+		srv_log(LOG_ERR, NULL, "cannot start threads");
+		return EXIT_RUNTIME;
 	}
 
 	if (single) {
-		srv_conn_serve(STDIN_FILENO, STDOUT_FILENO, "stdio", stdin_is_tcp());
+		char peer[80];
+
+		describe_stdin(peer, sizeof(peer));
+		srv_conn_serve(STDIN_FILENO, STDOUT_FILENO, peer, stdin_is_tcp());
 		/*
 		 * This thread has served requests as the clients' users (and
 		 * with their umask of 0): the signal thread, which never
@@ -388,11 +527,11 @@ int main(int argc, char **argv)
 		 */
 		pthread_kill(st, SIGTERM);
 		pthread_join(st, NULL);
-		return 1;
+		return EXIT_RUNTIME;
 	}
 	srv_notify("READY=1");
 	srv_listen_loop();
 	write_stats();
 	srv_listen_cleanup();
-	return 1;
+	return EXIT_RUNTIME;
 }

@@ -18,6 +18,7 @@
 
 #include "srv.h"
 #include "ops.h"
+#include "log.h"
 
 uint32_t srv_iounit(struct srv_conn *c)
 {
@@ -117,8 +118,10 @@ int srv_op_attach(struct srv_req *req)
 
 	if (t->afid != V9P_NOFID)
 		return -EOPNOTSUPP;
-	if (!aname_ok(&t->aname))
+	if (!aname_ok(&t->aname)) {
+		srv_user_log_attach(req->conn, t, NULL, -ENOENT);
 		return -ENOENT;
+	}
 	if (req->conn->dialect == V9P_9P2000)
 		t->n_uname = V9P_NONUNAME;
 	u = srv_user_lookup(&t->uname, t->n_uname, &err);
@@ -126,8 +129,10 @@ int srv_op_attach(struct srv_req *req)
 		u = srv_user_squash(u, &err);
 	if (u)
 		u = srv_user_peer_check(req->conn, u, &err);
-	if (!u)
+	if (!u) {
+		srv_user_log_attach(req->conn, t, NULL, err);
 		return err;
+	}
 	err = srv_user_become(u);
 	if (err < 0)
 		goto out_user;
@@ -146,6 +151,7 @@ int srv_op_attach(struct srv_req *req)
 		err = srv_fid_publish(req->conn, f);
 	if (err < 0)
 		goto out_fid;
+	srv_user_log_attach(req->conn, t, u, 0);
 	srv_fid_put(f);
 	srv_user_put(u);
 	return srv_reply_fcall(req, V9P_RATTACH);

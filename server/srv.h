@@ -110,7 +110,7 @@ struct srv_config {
 extern struct srv_config srv_cfg;
 
 /* config.c */
-int srv_config_option(const char *opt);
+int srv_config_option(const char *opt, char *why, size_t len);
 bool srv_addr_allowed(const struct sockaddr *sa);
 
 /* The identity a fid acts as (fixed at Tattach, inherited by walks). */

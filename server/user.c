@@ -26,13 +26,18 @@
 #include <sys/fsuid.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <arpa/inet.h>
 #include <linux/capability.h>
 
 #include "srv.h"
 #include "passwd.h"
+#include "log.h"
 
 static pthread_mutex_t user_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long user_serial;
+
+/* why the calling thread's last attach was refused, for its log line */
+static __thread char refused_why[96];
 
 static void fill_from_passwd(struct srv_user *u, const struct srv_pwent *pw)
 {
@@ -124,6 +129,7 @@ struct srv_user *srv_user_lookup(const struct v9p_str *uname, uint32_t n_uname, 
 		u->gid = srv_cfg.map_gid;
 		return u;
 	}
+	snprintf(refused_why, sizeof(refused_why), "no such user here, and no -u user");
 	free(u);
 	*err = -EPERM;
 	return NULL;
@@ -195,13 +201,79 @@ struct srv_user *srv_user_peer_check(struct srv_conn *c, struct srv_user *u, int
 	for (int i = 0; i < srv_cfg.nunix_map; i++)
 		if (srv_cfg.unix_map[i].peer == cr.uid && srv_cfg.unix_map[i].uid == u->uid)
 			return u;
-	if (srv_cfg.debug)
-		fprintf(stderr, "v9fsd: %s: peer uid %u may not attach as uid %u\n",
-			c->peer, (unsigned int)cr.uid, (unsigned int)u->uid);
-refuse:
+	snprintf(refused_why, sizeof(refused_why), "peer uid %u may not attach as uid %u",
+		 (unsigned int)cr.uid, (unsigned int)u->uid);
 	srv_user_put(u);
 	*err = -EPERM;
 	return NULL;
+refuse:
+	snprintf(refused_why, sizeof(refused_why), "cannot tell who the unix peer is");
+	srv_user_put(u);
+	*err = -EPERM;
+	return NULL;
+}
+
+/* The rate-limit key of a connection's peer: its address, or its uid. */
+static void peer_key(const struct srv_conn *c, char *buf, size_t len)
+{
+	const struct srv_peer *p = &c->peerid;
+	char h[INET6_ADDRSTRLEN];
+	uid_t uid;
+
+	if (p->family == AF_INET6 && inet_ntop(AF_INET6, p->addr, h, sizeof(h))) {
+		snprintf(buf, len, "%s", h);
+	} else if (p->family == AF_UNIX) {
+		memcpy(&uid, p->addr, sizeof(uid));
+		snprintf(buf, len, "unix uid %u", (unsigned int)uid);
+	} else {
+		snprintf(buf, len, "%s", c->peer);
+	}
+}
+
+/*
+ * A name a client sent, fit for a log line: at most 64 bytes, and a byte
+ * that is not printable ASCII (a newline that would forge a line, a
+ * terminal escape) shown as '?'.
+ */
+static void loggable(const char *s, size_t n, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < 64 && i + 1 < len; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+}
+
+/*
+ * The log line of a Tattach: who asked (uname, n_uname), from where,
+ * for which aname, and as whom it acts after root squash or the -u map,
+ * or why it was refused.
+ */
+void srv_user_log_attach(const struct srv_conn *c, const struct v9p_tattach *t,
+			 const struct srv_user *u, int err)
+{
+	char key[80], num[16] = "", uname[72], aname[72], as[72];
+
+	peer_key(c, key, sizeof(key));
+	loggable(t->uname.s, t->uname.len, uname, sizeof(uname));
+	loggable(t->aname.s, t->aname.len, aname, sizeof(aname));
+	if (t->n_uname != V9P_NONUNAME)
+		snprintf(num, sizeof(num), "%u", (unsigned int)t->n_uname);
+	if (u) {
+		loggable(u->name, strlen(u->name), as, sizeof(as));
+		srv_log(LOG_INFO, key,
+			"attach from %s: user '%s'%s%s aname '%s': acting as %s (uid %u gid %u)",
+			c->peer, uname, *num ? " n_uname " : "", num, aname, as,
+			(unsigned int)u->uid, (unsigned int)u->gid);
+		return;
+	}
+	if (err == -ENOENT)
+		snprintf(refused_why, sizeof(refused_why), "aname is not the export");
+	else if (!refused_why[0])
+		snprintf(refused_why, sizeof(refused_why), "%s", strerror(-err));
+	srv_log(LOG_NOTICE, key, "attach from %s refused: user '%s'%s%s aname '%s': %s",
+		c->peer, uname, *num ? " n_uname " : "", num, aname, refused_why);
+	refused_why[0] = '\0';
 }
 
 void srv_user_get(struct srv_user *u)

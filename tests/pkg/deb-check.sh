@@ -29,6 +29,8 @@ unit=$(dpkg-deb -c "$v9fsd" | awk '{ print $6 }' | grep '/systemd/system/v9fsd.s
 sort > "$out/want-v9fsd" <<EOT
 rw-r--r-- root/root etc/default/v9fsd
 rw-r--r-- root/root $unit
+rw-r--r-- root/root ${unit%.service}.socket
+rw-r--r-- root/root ${unit%.service}@.service
 rwxr-xr-x root/root usr/sbin/v9fsd
 rw-r--r-- root/root usr/share/doc/v9fsd/changelog.gz
 rw-r--r-- root/root usr/share/doc/v9fsd/copyright
@@ -92,6 +94,22 @@ check "9p2000-dkms recommends kernel headers and suggests v9fsd, which suggests 
 	bash -c "dpkg-deb -f '$dkms' Recommends | grep -q linux-headers &&
 		dpkg-deb -f '$dkms' Suggests | grep -qw v9fsd &&
 		dpkg-deb -f '$v9fsd' Suggests | grep -qw 9p2000-dkms"
+
+# 9p2000-utils: the mount helper where mount(8) finds it (/sbin is /usr/sbin),
+# its page in section 8.
+utils=$out/9p2000-utils_${ver}_$arch.deb
+sort > "$out/want-utils" <<EOT
+rwxr-xr-x root/root usr/sbin/mount.9P
+rw-r--r-- root/root usr/share/doc/9p2000-utils/changelog.gz
+rw-r--r-- root/root usr/share/doc/9p2000-utils/copyright
+rw-r--r-- root/root usr/share/man/man8/mount.9P.8.gz
+EOT
+check "9p2000-utils: exactly its files, where policy puts them (dpkg-deb -c)" \
+	diff -u "$out/want-utils" <(files "$utils")
+# --no-enable: postinst enables it again only where the admin had it enabled
+check "v9fsd: v9fsd.socket is shipped, neither enabled nor started by postinst" \
+	bash -c "grep -q \"deb-systemd-helper debian-installed 'v9fsd.socket'\" '$out/ctl-v9fsd/postinst' &&
+		! grep -q \"deb-systemd-invoke .*'v9fsd.socket'\" '$out/ctl-v9fsd/postinst'"
 
 check "lintian: no error ($(grep -c '^E: ' "$out/lintian.log") errors, $(grep -c '^W: ' "$out/lintian.log") warnings, $(grep -c '^[IP]: ' "$out/lintian.log") info/pedantic)" \
 	bash -c "! grep -q '^E: ' '$out/lintian.log' && test -s '$out/build.log'"

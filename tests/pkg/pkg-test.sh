@@ -76,12 +76,16 @@ check "the unit is where systemd looks for packaged units (${unitdir:-nowhere})"
 cat > "$scratch/want" <<EOT
 644 ./etc/default/v9fsd
 644 .$unitdir/v9fsd.service
+644 .$unitdir/v9fsd.socket
+644 .$unitdir/v9fsd@.service
 644 ./usr/share/man/man5/9p2000.5
+644 ./usr/share/man/man8/mount.9P.8
 644 ./usr/share/man/man8/v9fsd.8
+755 ./usr/sbin/mount.9P
 755 ./usr/sbin/v9fsd
 EOT
 sort -o "$scratch/want" "$scratch/want"
-check "make install PREFIX=/usr DESTDIR=: binary, man pages, unit, config" \
+check "make install PREFIX=/usr DESTDIR=: binaries, man pages, units, config" \
 	diff -u "$scratch/want" <(listing "$scratch/usr-root")
 check "the installed v9fsd is the one make builds (build/install/v9fsd)" \
 	cmp -s build/install/v9fsd "$scratch/usr-root/usr/sbin/v9fsd"

@@ -207,7 +207,10 @@ static bool cloexec(pid_t pid, int fd)
 	return set;
 }
 
-/* v9fsd started with fds as its passed sockets exits 1 naming the problem. */
+/*
+ * v9fsd started with fds as its passed sockets exits 2 (a configuration
+ * error, which no restart mends) naming the problem.
+ */
 static void refused(const int *fds, int n, const char *env, const char *want,
 		    const char *what)
 {
@@ -220,7 +223,7 @@ static void refused(const int *fds, int n, const char *env, const char *want,
 		return;
 	}
 	st = reap(&r, out, sizeof(out));
-	tap_ok(st == 1 && strstr(out, want), "%s: exit 1 naming it (status %d: %.*s)", what, st,
+	tap_ok(st == 2 && strstr(out, want), "%s: exit 2 naming it (status %d: %.*s)", what, st,
 	       (int)strcspn(out, "\n"), out);
 }
 

@@ -145,8 +145,8 @@ int main(void)
 			_exit(127);
 		}
 		waitpid(p, &status, 0);
-		tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 1,
-		       "an address that is not numeric fails start-up with status 1");
+		tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 2,
+		       "an address that is not numeric fails start-up with status 2 (configuration)");
 	}
 	tc_rmtree(dir);
 	return tap_done();
