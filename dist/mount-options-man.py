@@ -166,6 +166,7 @@ def convert(md, version):
         ".SH SEE ALSO",
         r".BR mount (8),",
         r".BR fstab (5),",
+        r".BR mount.9P (8),",
         r".BR v9fsd (8),",
         r".BR dkms (8)",
     ])
