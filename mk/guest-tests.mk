@@ -14,6 +14,7 @@
 # map-ro       a read-only shared mapping of a file open for writing: made, coherent, never writable (tests/guest/map_ro.c)
 # wb-hold      dirties a file's pages, or pokes their write-back, a step per SIGUSR1 (tests/guest/wb_hold.c)
 # size-race    fstat(2) answered after a write(2) with the old size, under a shared mapping (tests/guest/size_race.c)
+# tmpfile      O_TMPFILE made, used, linked or dropped, prints TAP (tests/guest/tmpfile.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
@@ -22,6 +23,7 @@ GUEST_TEST_PROGS := $(GUEST_BIN)/posix-suite $(GUEST_BIN)/fsx $(GUEST_BIN)/mmap-
 	$(GUEST_BIN)/lprobe $(GUEST_BIN)/cachebind $(GUEST_BIN)/trunc-race $(GUEST_BIN)/map-ro \
 	$(GUEST_BIN)/wb-hold \
 	$(GUEST_BIN)/size-race
+GUEST_TEST_PROGS += $(GUEST_BIN)/tmpfile
 # hostile-9p needs the proto/ codec; build it once proto/v9p.h exists.
 ifneq ($(wildcard proto/v9p.h),)
 GUEST_TEST_PROGS += $(GUEST_BIN)/hostile-9p
@@ -88,3 +90,7 @@ $(GUEST_BIN)/wb-hold: tests/guest/wb_hold.c
 $(GUEST_BIN)/size-race: tests/guest/size_race.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -pthread -o $@ $<
+
+$(GUEST_BIN)/tmpfile: tests/guest/tmpfile.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
