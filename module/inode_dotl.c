@@ -377,17 +377,33 @@ static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 }
 
 /*
+ * A server without the newer call answers EOPNOTSUPP, or "function not
+ * implemented": Rlerror carries Linux's generic errno numbers, in which
+ * that is 38 (spelled out here: the kernel keeps its own name of it for
+ * bad system call numbers).
+ */
+#define NINEP_WIRE_NOSYS	38
+
+static bool ninep_dotl_unsupported(int err)
+{
+	return err == -EOPNOTSUPP || err == -NINEP_WIRE_NOSYS;
+}
+
+/*
  * O_TMPFILE. 9P has no message that makes a file without a name, so an
  * O_TMPFILE is made by Tlcreate (with O_EXCL) under a hidden name of its
  * own, ".9P-tmp-" and 16 random hex digits, in the directory asked for; a
  * name already taken draws another. The file lives under that name on
  * the server, and shows in listings, while the local inode has no link.
- * Its first link gives it a real name: Tlink, which the server refuses
- * with EEXIST if the name exists (a Trenameat would replace a name another
- * client made since our lookup), then Tunlinkat of the hidden name. A
- * file never linked loses its hidden name when its inode is evicted, after
- * the last close; if the server cannot be reached then, the name stays
- * behind, as an NFS client's .nfs files do.
+ * Its first link renames the hidden name to the new one (Trenameat, or
+ * Trename): servers that track a fid by its path (v9fsd, QEMU) move
+ * the file's fids with a rename, where a Tlink and a Tunlinkat of the
+ * hidden name would leave them on a name that is gone. As for a rename
+ * with RENAME_NOREPLACE, EEXIST rests on the VFS's lookup of the new name:
+ * a name another client makes in between is replaced. Later links are
+ * plain Tlinks. A file never linked loses its hidden name when its inode
+ * is evicted, after the last close; if the server cannot be reached then,
+ * the name stays behind, as an NFS client's .nfs files do.
  */
 #define NINEP_TMP_PREFIX	".9P-tmp-"
 #define NINEP_TMP_NAME_LEN	(sizeof(NINEP_TMP_PREFIX) - 1 + 16)
@@ -548,9 +564,8 @@ void ninep_dotl_tmpfile_evict(struct inode *inode)
 }
 
 /*
- * The first link of an O_TMPFILE (see above), under the inode lock: Tlink
- * of the new name, then the hidden one removed. If that removal fails, the
- * file keeps it as a second name: the new name is there all the same.
+ * The first link of an O_TMPFILE (see above), under the inode lock: its
+ * hidden name renamed to the new one.
  */
 static int ninep_dotl_link_tmp(struct dentry *old_dentry, struct inode *dir,
 			       struct dentry *dentry)
@@ -570,19 +585,18 @@ static int ninep_dotl_link_tmp(struct dentry *old_dentry, struct inode *dir,
 		ninep_fid_put(fid);
 		return PTR_ERR(dfid);
 	}
-	err = ninep_link(dfid, fid, dentry->d_name.name);
+	err = ninep_renameat(vi->tmp_dfid, vi->tmp_name, dfid,
+			     dentry->d_name.name);
+	if (ninep_dotl_unsupported(err))
+		err = ninep_rename(fid, dfid, dentry->d_name.name);
 	ninep_fid_put(dfid);
 	ninep_fid_put(fid);
 	ninep_attr_stale(dir);
+	ninep_attr_stale(d_inode(old_dentry->d_parent));
 	if (err)
 		return err;
 
 	name = vi->tmp_name;
-	err = ninep_unlinkat(vi->tmp_dfid, name, 0);
-	if (err)
-		pr_warn_ratelimited("O_TMPFILE's hidden name %s kept after its link: %d\n",
-				    name, err);
-	ninep_attr_stale(d_inode(old_dentry->d_parent));
 	WRITE_ONCE(vi->tmp_name, NULL);
 	ninep_fid_put(vi->tmp_dfid);
 	vi->tmp_dfid = NULL;
@@ -631,19 +645,6 @@ static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 		return PTR_ERR(alias);
 	dput(alias);
 	return 0;
-}
-
-/*
- * A server without the newer call answers EOPNOTSUPP, or "function not
- * implemented": Rlerror carries Linux's generic errno numbers, in which
- * that is 38 (spelled out here: the kernel keeps its own name of it for
- * bad system call numbers).
- */
-#define NINEP_WIRE_NOSYS	38
-
-static bool ninep_dotl_unsupported(int err)
-{
-	return err == -EOPNOTSUPP || err == -NINEP_WIRE_NOSYS;
 }
 
 static int ninep_dotl_remove(struct inode *dir, struct dentry *dentry,

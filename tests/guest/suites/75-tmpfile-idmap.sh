@@ -31,45 +31,45 @@ hidden_names() {
 }
 
 for c in none mmap loose; do
-	l="9P .L cache=$c"
+	l=".L cache=$c"
 	D=$EXP/$c
 	mkdir -p "$D"
 	if ! mount_9p 9P tcp 9p2000.L $P $M cache=$c > $T/mount.txt 2>&1; then
-		not_ok "$l: mount: $(tail -n 1 $T/mount.txt)"
+		not_ok "9P $l: mount: $(tail -n 1 $T/mount.txt)"
 		continue
 	fi
 	w=
 	[ $c = none ] || w=-w
-	timeout 120 $TF run $w -p "$l: " $M/$c n1 n2 taken
+	timeout 120 $TF run $w -p "9P $l: " $M/$c n1 n2 taken
 	rc=$?
-	[ $rc -le 1 ] || not_ok "$l: tmpfile run ended (exit $rc)"
-	check "$l: the first name's bytes, read in the export" $TF verify "$D/n1"
+	[ $rc -le 1 ] || not_ok "9P $l: tmpfile run ended (exit $rc)"
+	check "9P $l: the first name's bytes, read in the export" $TF verify "$D/n1"
 	echo 3 > /proc/sys/vm/drop_caches
-	check "$l: the first name's bytes through the mount after drop_caches" \
+	check "9P $l: the first name's bytes through the mount after drop_caches" \
 		$TF verify "$M/$c/n1"
 	if mount_9p 9P tcp 9p2000.L $P $M2 > $T/mount.txt 2>&1; then
-		check "$l: the second name's bytes through another mount" \
+		check "9P $l: the second name's bytes through another mount" \
 			$TF verify "$M2/$c/n2"
-		umount_9p $M2 || not_ok "$l: umount of the second mount"
+		umount_9p $M2 || not_ok "9P $l: umount of the second mount"
 	else
-		not_ok "$l: second mount: $(tail -n 1 $T/mount.txt)"
+		not_ok "9P $l: second mount: $(tail -n 1 $T/mount.txt)"
 	fi
 	ref_expect 9P "$l: linkat of an O_TMPFILE | O_EXCL" "$(timeout 60 $TF excl $M/$c)" ENOENT
-	timeout 60 $TF unlinked -p "$l: " $M/$c "$D"
-	umount_9p $M || not_ok "$l: umount"
+	timeout 60 $TF unlinked -p "9P $l: " $M/$c "$D"
+	umount_9p $M || not_ok "9P $l: umount"
 	ref_expect 9P "$l: hidden names left in the export after the umount" \
 		"$(hidden_names "$D")" 0
 done
 
 for d in 9p2000.u 9p2000; do
-	l="9P ${d#9p2000}"
-	[ $d = 9p2000 ] && l="9P 9P2000"
+	l=${d#9p2000}
+	[ $d = 9p2000 ] && l=9P2000
 	if ! mount_9p 9P tcp $d $P $M > $T/mount.txt 2>&1; then
-		not_ok "$l: mount: $(tail -n 1 $T/mount.txt)"
+		not_ok "9P $l: mount: $(tail -n 1 $T/mount.txt)"
 		continue
 	fi
 	ref_expect 9P "$l: open(O_TMPFILE)" "$(timeout 60 $TF open $M)" EOPNOTSUPP
-	umount_9p $M || not_ok "$l: umount"
+	umount_9p $M || not_ok "9P $l: umount"
 done
 
 v9fsd_stop
