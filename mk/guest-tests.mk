@@ -15,6 +15,7 @@
 # wb-hold      dirties a file's pages, or pokes their write-back, a step per SIGUSR1 (tests/guest/wb_hold.c)
 # size-race    fstat(2) answered after a write(2) with the old size, under a shared mapping (tests/guest/size_race.c)
 # dirino       each directory entry's d_ino beside its st_ino (tests/guest/dirino.c)
+# tmpfile      O_TMPFILE made, used, linked or dropped, prints TAP (tests/guest/tmpfile.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
@@ -24,6 +25,7 @@ GUEST_TEST_PROGS := $(GUEST_BIN)/posix-suite $(GUEST_BIN)/fsx $(GUEST_BIN)/mmap-
 	$(GUEST_BIN)/wb-hold \
 	$(GUEST_BIN)/size-race
 GUEST_TEST_PROGS += $(GUEST_BIN)/dirino
+GUEST_TEST_PROGS += $(GUEST_BIN)/tmpfile
 # hostile-9p needs the proto/ codec; build it once proto/v9p.h exists.
 ifneq ($(wildcard proto/v9p.h),)
 GUEST_TEST_PROGS += $(GUEST_BIN)/hostile-9p
@@ -92,5 +94,9 @@ $(GUEST_BIN)/size-race: tests/guest/size_race.c
 	$(CC) $(GUEST_CFLAGS) -pthread -o $@ $<
 
 $(GUEST_BIN)/dirino: tests/guest/dirino.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/tmpfile: tests/guest/tmpfile.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<

@@ -1374,6 +1374,7 @@ void ninep_evict_inode(struct inode *inode)
 		ninep_fid_put(vi->wb_fid);
 		vi->wb_fid = NULL;
 	}
+	ninep_dotl_tmpfile_evict(inode);
 }
 
 const struct address_space_operations ninep_aops = {

@@ -47,6 +47,8 @@ struct inode *ninep_alloc_inode(struct super_block *sb)
 	vi->cache_ctime = (struct timespec64){};
 	vi->cache_size = 0;
 	vi->fscache = NULL;
+	vi->tmp_name = NULL;
+	vi->tmp_dfid = NULL;
 	/* Never fetched: stale until a reply is applied. */
 	vi->attr_time = 0;
 	vi->attr_fetched = 0;
@@ -1109,7 +1111,7 @@ static int ninep_vfs_create(struct ninep_idmap *idmap, struct inode *dir,
 }
 
 /* finish_open() callback for a file the create message already opened. */
-static int ninep_open_created(struct inode *inode, struct file *file)
+int ninep_open_created(struct inode *inode, struct file *file)
 {
 	ninep_fscache_open(inode, file);
 	return 0;

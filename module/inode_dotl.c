@@ -26,6 +26,7 @@
 #include <linux/stat.h>
 #include <linux/kdev_t.h>
 #include <linux/posix_acl.h>
+#include <linux/random.h>
 
 #include "v9fs.h"
 
@@ -131,7 +132,8 @@ void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
 		gid = make_kgid(&init_user_ns, ga->gid);
 		inode->i_gid = gid_valid(gid) ? gid : s->gid;
 	}
-	if (ga->valid & V9P_GETATTR_NLINK)
+	/* An unlinked O_TMPFILE keeps no link, whatever its hidden name has. */
+	if ((ga->valid & V9P_GETATTR_NLINK) && !READ_ONCE(NINEP_I(inode)->tmp_name))
 		set_nlink(inode, min_t(u64, ga->nlink, U32_MAX));
 	if (ga->valid & V9P_GETATTR_ATIME) {
 		ts.tv_sec = (s64)ga->atime_sec;
@@ -375,6 +377,241 @@ static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 }
 
 /*
+ * A server without the newer call answers EOPNOTSUPP, or "function not
+ * implemented": Rlerror carries Linux's generic errno numbers, in which
+ * that is 38 (spelled out here: the kernel keeps its own name of it for
+ * bad system call numbers).
+ */
+#define NINEP_WIRE_NOSYS	38
+
+static bool ninep_dotl_unsupported(int err)
+{
+	return err == -EOPNOTSUPP || err == -NINEP_WIRE_NOSYS;
+}
+
+/*
+ * O_TMPFILE. 9P has no message that makes a file without a name, so an
+ * O_TMPFILE is made by Tlcreate (with O_EXCL) under a hidden name of its
+ * own, ".9P-tmp-" and 16 random hex digits, in the directory asked for; a
+ * name already taken draws another. The file lives under that name on
+ * the server, and shows in listings, while the local inode has no link.
+ * Its first link renames the hidden name to the new one (Trenameat, or
+ * Trename): servers that track a fid by its path (v9fsd, QEMU) move
+ * the file's fids with a rename, where a Tlink and a Tunlinkat of the
+ * hidden name would leave them on a name that is gone. As for a rename
+ * with RENAME_NOREPLACE, EEXIST rests on the VFS's lookup of the new name:
+ * a name another client makes in between is replaced. Later links are
+ * plain Tlinks. A file never linked loses its hidden name when its inode
+ * is evicted, after the last close; if the server cannot be reached then,
+ * the name stays behind, as an NFS client's .nfs files do.
+ */
+#define NINEP_TMP_PREFIX	".9P-tmp-"
+#define NINEP_TMP_NAME_LEN	(sizeof(NINEP_TMP_PREFIX) - 1 + 16)
+#define NINEP_TMP_TRIES		8
+
+/*
+ * Tlcreate of a new hidden name in @dfid's directory on a clone of @dfid,
+ * which becomes the open file: given back through @ofidp, the name
+ * written into @name.
+ */
+static int ninep_dotl_tmp_create(struct ninep_fid *dfid, char *name,
+				 u32 flags, umode_t mode,
+				 struct ninep_fid **ofidp)
+{
+	struct ninep_fid *ofid;
+	int i, err = -EEXIST;
+
+	for (i = 0; i < NINEP_TMP_TRIES && err == -EEXIST; i++) {
+		ofid = ninep_walk(dfid, 0, NULL);
+		if (IS_ERR(ofid))
+			return PTR_ERR(ofid);
+		snprintf(name, NINEP_TMP_NAME_LEN + 1, NINEP_TMP_PREFIX "%016llx",
+			 get_random_u64());
+		err = ninep_lcreate(ofid, name, flags, mode & 07777,
+				    ninep_dotl_gid());
+		if (!err) {
+			*ofidp = ofid;
+			return 0;
+		}
+		ninep_fid_put(ofid);
+	}
+	return err;
+}
+
+/*
+ * ->tmpfile: the file is made and opened on the server under a hidden
+ * name, and its inode instantiated as unlinked on @file's dentry, which
+ * keeps a fid of it walked by that name (its own name, "#<ino>", is
+ * nowhere on the server).
+ */
+static int ninep_dotl_tmpfile(struct ninep_idmap *idmap, struct inode *dir,
+			      struct file *file, umode_t mode)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	unsigned int f_flags = file->f_flags;
+	struct ninep_fid *dfid, *ofid, *fid;
+	struct ninep_acl_pair acls;
+	struct ninep_open_file *of;
+	struct ninep_inode *vi;
+	struct inode *inode;
+	const char *wname;
+	char *name;
+	int err;
+
+	f_flags &= ~(O_TMPFILE | O_CREAT | O_EXCL | O_TRUNC);
+	f_flags = ninep_cache_open_flags(dir, f_flags);
+	mode = (mode & 07777) | S_IFREG;
+	ninep_vfs_dbg(ninep_inode_session(dir), "in %pd mode 0%o flags 0%o\n",
+		      dentry->d_parent, mode, f_flags);
+
+	of = kzalloc(sizeof(*of), GFP_KERNEL);
+	name = kmalloc(NINEP_TMP_NAME_LEN + 1, GFP_KERNEL);
+	if (!of || !name) {
+		err = -ENOMEM;
+		goto free;
+	}
+	dfid = ninep_fid_lookup(dentry->d_parent);
+	if (IS_ERR(dfid)) {
+		err = PTR_ERR(dfid);
+		goto free;
+	}
+	err = ninep_acl_prepare(dir, &mode, &acls);
+	if (err)
+		goto put_dfid;
+	err = ninep_dotl_tmp_create(dfid, name,
+				    ninep_dotl_open_flags(f_flags) |
+				    V9P_DOTL_CREATE | V9P_DOTL_EXCL,
+				    mode, &ofid);
+	ninep_attr_stale(dir);
+	if (err)
+		goto release_acls;
+
+	wname = name;
+	fid = ninep_walk(dfid, 1, &wname);
+	if (IS_ERR(fid)) {
+		err = PTR_ERR(fid);
+		goto unlink;
+	}
+	inode = ninep_dotl_inode_from_fid(dir->i_sb, fid, true);
+	if (IS_ERR(inode)) {
+		err = PTR_ERR(inode);
+		ninep_fid_put(fid);
+		goto unlink;
+	}
+
+	/* From here on, eviction of the inode removes the hidden name. */
+	vi = NINEP_I(inode);
+	vi->tmp_dfid = dfid;
+	WRITE_ONCE(vi->tmp_name, name);
+	set_nlink(inode, 1);	/* for d_tmpfile() to take */
+	ninep_dentry_keep_fid(dentry, fid, dfid->uid);
+	d_tmpfile(file, inode);
+	err = ninep_acl_inherit(dentry, &acls, 0);
+	if (err)
+		goto put_ofid;
+
+	of->fid = ofid;
+	file->private_data = of;
+	err = finish_open(file, dentry, ninep_open_created);
+	if (err) {
+		file->private_data = NULL;
+		goto put_ofid;
+	}
+	return 0;
+
+put_ofid:
+	ninep_fid_put(ofid);
+	kfree(of);
+	return err;
+unlink:
+	ninep_fid_put(ofid);
+	ninep_unlinkat(dfid, name, 0);
+release_acls:
+	ninep_acl_inherit(dentry, &acls, -ENOENT);
+put_dfid:
+	ninep_fid_put(dfid);
+free:
+	kfree(name);
+	kfree(of);
+	return err;
+}
+
+/*
+ * The hidden name of @inode's O_TMPFILE is no longer wanted: removed from
+ * the server if the file was never linked (its last reference is gone),
+ * and forgotten. May sleep.
+ */
+void ninep_dotl_tmpfile_evict(struct inode *inode)
+{
+	struct ninep_session *s = ninep_inode_session(inode);
+	struct ninep_inode *vi = NINEP_I(inode);
+	char *name = vi->tmp_name;
+	int err;
+
+	if (!name)
+		return;
+	if (!inode->i_nlink && !ninep_client_dead(s->clnt)) {
+		err = ninep_unlinkat(vi->tmp_dfid, name, 0);
+		/* -ENOENT: someone removed it by its name already. */
+		if (err && err != -ENOENT)
+			pr_warn_ratelimited("O_TMPFILE's hidden name %s not removed: %d\n",
+					    name, err);
+	}
+	WRITE_ONCE(vi->tmp_name, NULL);
+	ninep_fid_put(vi->tmp_dfid);
+	vi->tmp_dfid = NULL;
+	kfree(name);
+}
+
+/*
+ * The first link of an O_TMPFILE (see above), under the inode lock: its
+ * hidden name renamed to the new one.
+ */
+static int ninep_dotl_link_tmp(struct dentry *old_dentry, struct inode *dir,
+			       struct dentry *dentry)
+{
+	struct inode *inode = d_inode(old_dentry);
+	struct ninep_inode *vi = NINEP_I(inode);
+	struct ninep_fid *dfid, *fid;
+	struct dentry *alias;
+	char *name;
+	int err;
+
+	fid = ninep_fid_lookup(old_dentry);
+	if (IS_ERR(fid))
+		return PTR_ERR(fid);
+	dfid = ninep_dotl_new_name(dentry);
+	if (IS_ERR(dfid)) {
+		ninep_fid_put(fid);
+		return PTR_ERR(dfid);
+	}
+	err = ninep_renameat(vi->tmp_dfid, vi->tmp_name, dfid,
+			     dentry->d_name.name);
+	if (ninep_dotl_unsupported(err))
+		err = ninep_rename(fid, dfid, dentry->d_name.name);
+	ninep_fid_put(dfid);
+	ninep_fid_put(fid);
+	ninep_attr_stale(dir);
+	ninep_attr_stale(d_inode(old_dentry->d_parent));
+	if (err)
+		return err;
+
+	name = vi->tmp_name;
+	WRITE_ONCE(vi->tmp_name, NULL);
+	ninep_fid_put(vi->tmp_dfid);
+	vi->tmp_dfid = NULL;
+	kfree(name);
+	inc_nlink(inode);
+	ninep_attr_stale(inode);
+
+	alias = ninep_instantiate(dir, dentry);
+	if (IS_ERR(alias))
+		return PTR_ERR(alias);
+	dput(alias);
+	return 0;
+}
+
+/*
  * Tlink; the new name's walk finds the shared inode with its new count
  * (a directory, which a server should never answer with, is spliced and
  * gets no second dentry: see ninep_instantiate()).
@@ -386,6 +623,8 @@ static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 	struct dentry *alias;
 	int err;
 
+	if (READ_ONCE(NINEP_I(d_inode(old_dentry))->tmp_name))
+		return ninep_dotl_link_tmp(old_dentry, dir, dentry);
 	fid = ninep_fid_lookup(old_dentry);
 	if (IS_ERR(fid))
 		return PTR_ERR(fid);
@@ -406,19 +645,6 @@ static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 		return PTR_ERR(alias);
 	dput(alias);
 	return 0;
-}
-
-/*
- * A server without the newer call answers EOPNOTSUPP, or "function not
- * implemented": Rlerror carries Linux's generic errno numbers, in which
- * that is 38 (spelled out here: the kernel keeps its own name of it for
- * bad system call numbers).
- */
-#define NINEP_WIRE_NOSYS	38
-
-static bool ninep_dotl_unsupported(int err)
-{
-	return err == -EOPNOTSUPP || err == -NINEP_WIRE_NOSYS;
 }
 
 static int ninep_dotl_remove(struct inode *dir, struct dentry *dentry,
@@ -601,6 +827,7 @@ const struct inode_operations ninep_dotl_dir_iops = {
 	.rmdir		= ninep_dotl_rmdir,
 	.mknod		= ninep_dotl_mknod,
 	.rename		= ninep_dotl_rename,
+	.tmpfile	= ninep_dotl_tmpfile,
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
 	.listxattr	= ninep_listxattr,

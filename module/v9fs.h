@@ -123,6 +123,14 @@ struct ninep_inode {
 	int attr_fetched;
 	int attr_stale;
 	struct fscache_cookie *fscache;	/* cache=fscache, regular files */
+	/*
+	 * An O_TMPFILE not yet linked (9P2000.L): its hidden name on the
+	 * server and a fid of the directory it is in, both set before the
+	 * inode is first seen and cleared by its first link (under the inode
+	 * lock) or at eviction, which removes the name.
+	 */
+	char *tmp_name;
+	struct ninep_fid *tmp_dfid;
 	struct inode vfs_inode;
 };
 
@@ -282,6 +290,7 @@ void ninep_dentry_put_fids(struct dentry *dentry);
 
 int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
 		      struct file *file, unsigned int flags, umode_t mode);
+int ninep_open_created(struct inode *inode, struct file *file);
 
 /* inode_dotl.c: the 9P2000.L inode operations */
 extern const struct inode_operations ninep_dotl_dir_iops;
@@ -308,6 +317,7 @@ struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 			   umode_t mode, unsigned int f_flags,
 			   struct ninep_fid **ofidp);
+void ninep_dotl_tmpfile_evict(struct inode *inode);
 
 /* xattr.c: 9P2000.L extended attributes */
 extern const struct xattr_handler *ninep_xattr_handlers[];
