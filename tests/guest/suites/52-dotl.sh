@@ -14,8 +14,9 @@
 #   ours          10,000 ops (4 x 2,500) over tcp on diod, the only run of ours
 #                 against another server; 2,500 (4 x 625) on v9fsd over unix
 #                 and fd, our other two transports; none on v9fsd over tcp:
-#                 70-fsx runs ours there (9P2000.L, cache=none) at 10,000 ops
-#                 (4 x 2,500), with mapped reads on top
+#                 70-fsx runs ours there (9P2000.L, cache=none) at 2,500 ops
+#                 (4 x 625), with mapped reads on top; this diod run is the
+#                 long one of ours over 9P2000.L with cache=none
 #   in-tree       1,000 ops (4 x 250) on diod only, as the reference: its
 #                 failures are notes and only turn a shared failure of ours
 #                 into a SKIP; an in-tree fsx costs minutes under TCG
