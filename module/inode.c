@@ -256,7 +256,9 @@ unsigned int ninep_dtype(const struct ninep_session *s, const struct v9p_stat *s
 
 /*
  * 9P2000.u has no link count; a server may put "HARDLINKCOUNT n" in the
- * extension of a regular file (the in-tree client's convention).
+ * extension of a regular file (the in-tree client's convention). A count
+ * of 0 is applied too, as an Rgetattr's is: a file open here whose last
+ * name another client removed.
  */
 static void ninep_link_count(struct inode *inode, const struct v9p_str *ext)
 {
@@ -269,7 +271,7 @@ static void ninep_link_count(struct inode *inode, const struct v9p_str *ext)
 		return;
 	memcpy(buf, ext->s, ext->len);
 	buf[ext->len] = '\0';
-	if (kstrtouint(buf + sizeof(tag) - 1, 10, &n) == 0 && n)
+	if (kstrtouint(buf + sizeof(tag) - 1, 10, &n) == 0)
 		set_nlink(inode, n);
 }
 

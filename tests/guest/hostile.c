@@ -589,11 +589,31 @@ static int handle_wstat(struct conn *c, struct v9p_fcall *t, u64 q)
 	return send_fcall(c, &r);
 }
 
+#define MAX_MADE	8
+/* mkdir-parentqid: the names made, and the qpath each stands for (0: free) */
+static char made_name[MAX_MADE][64];
+static u64 made_qpath[MAX_MADE];
+
+/* The slot of the made name @w, -1 if none. */
+static int made_named(const struct v9p_str *w)
+{
+	int i;
+
+	for (i = 0; i < MAX_MADE; i++)
+		if (made_qpath[i] && v9p_str_eq(w, made_name[i]))
+			return i;
+	return -1;
+}
+
+/*
+ * Twalk from the root to a file, "..", or (mkdir-parentqid) a made name,
+ * which stands for the directory it was made in.
+ */
 static int handle_walk(struct conn *c, struct v9p_fcall *t)
 {
 	struct v9p_fcall r = { .type = V9P_RWALK, .tag = t->tag };
 	u64 *from = fid_slot(c, t->twalk.fid, 0), *to, q;
-	int i;
+	int i, f, k;
 
 	if (!from)
 		return send_error(c, t->tag, EBADF);
@@ -601,10 +621,12 @@ static int handle_walk(struct conn *c, struct v9p_fcall *t)
 	for (i = 0; i < t->twalk.nwname; i++) {
 		const struct v9p_str *w = &t->twalk.wname[i];
 
-		int f = q == QPATH_ROOT ? file_named(w) : 0;
-
+		f = q == QPATH_ROOT ? file_named(w) : 0;
+		k = q == QPATH_ROOT ? made_named(w) : -1;
 		if (f)
 			q = f;
+		else if (k >= 0)
+			q = made_qpath[k];
 		else if (q == QPATH_ROOT && v9p_str_eq(w, ".."))
 			q = QPATH_ROOT;
 		else
@@ -1552,22 +1574,6 @@ static int remove_flush(struct conn *c, struct v9p_fcall *t)
 
 /* ---- mkdir-parentqid, hugelength, stale-size ---- */
 
-#define MAX_MADE	8
-/* mkdir-parentqid: the names made, and the qpath each stands for (0: free) */
-static char made_name[MAX_MADE][64];
-static u64 made_qpath[MAX_MADE];
-
-/* The slot of the made name @w, -1 if none. */
-static int made_named(const struct v9p_str *w)
-{
-	int i;
-
-	for (i = 0; i < MAX_MADE; i++)
-		if (made_qpath[i] && v9p_str_eq(w, made_name[i]))
-			return i;
-	return -1;
-}
-
 /* A directory @name made in the directory of @parent: it is @parent. */
 static int made_add(struct conn *c, u16 tag, const struct v9p_str *name, u64 parent)
 {
@@ -1589,43 +1595,6 @@ static int made_add(struct conn *c, u16 tag, const struct v9p_str *name, u64 par
 	return 1;
 }
 
-/* mkdir-parentqid: Twalk, where a made name stands for its parent. */
-static int made_walk(struct conn *c, struct v9p_fcall *t)
-{
-	struct v9p_fcall r = { .type = V9P_RWALK, .tag = t->tag };
-	u64 *from = fid_slot(c, t->twalk.fid, 0), *to, q;
-	int i, f, k;
-
-	if (!from)
-		return send_error(c, t->tag, EBADF);
-	q = *from;
-	for (i = 0; i < t->twalk.nwname; i++) {
-		const struct v9p_str *w = &t->twalk.wname[i];
-
-		f = q == QPATH_ROOT ? file_named(w) : 0;
-		k = q == QPATH_ROOT ? made_named(w) : -1;
-		if (f)
-			q = f;
-		else if (k >= 0)
-			q = made_qpath[k];
-		else if (q == QPATH_ROOT && v9p_str_eq(w, ".."))
-			q = QPATH_ROOT;
-		else
-			break;
-		r.rwalk.wqid[i] = make_qid(q);
-	}
-	if (i < t->twalk.nwname && i == 0)
-		return send_error(c, t->tag, ENOENT);
-	r.rwalk.nwqid = i;
-	if (i == t->twalk.nwname) {
-		to = fid_slot(c, t->twalk.newfid, 1);
-		if (!to)
-			return send_error(c, t->tag, EMFILE);
-		*to = q;
-	}
-	return send_fcall(c, &r);
-}
-
 /*
  * The requests mkdir-parentqid and hugelength answer their own way: 1 when
  * @t was, 0 when it is for serve_one(), -1 to close.
@@ -1643,7 +1612,7 @@ static int serve_made(struct conn *c, struct v9p_fcall *t)
 	}
 	switch (t->type) {
 	case V9P_TWALK:
-		return made_walk(c, t) ? -1 : 1;
+		return handle_walk(c, t) ? -1 : 1;
 	case V9P_TMKDIR:
 		q = fid_slot(c, t->tmkdir.dfid, 0);
 		if (!q)

@@ -212,6 +212,15 @@ ours_and_v9fsd() {
 	return 1
 }
 
+# ours_unload: after a suite's last umount of ours, one TAP line that
+# 9p2000.ko holds no fid, request or client any more, then unload it
+ours_unload() {
+	_pm=/sys/module/9p2000/parameters
+	check "no fid, request or client left after the umounts" \
+		test "$(cat $_pm/live_fids)/$(cat $_pm/live_reqs)/$(cat $_pm/live_clients)" = 0/0/0
+	rmmod 9p2000 || not_ok "rmmod 9p2000"
+}
+
 # v9fsd_count PORT TYPE: how many TYPE messages (Twrite, ...) the v9fsd of
 # v9fsd_start on PORT has received so far (0 if none).
 v9fsd_count() {

@@ -2,8 +2,8 @@
 /*
  * posix-suite: a POSIX file-operation suite that prints TAP.
  *
- *	posix-suite [-s skip,list] [-g only,list] [-x extra,list] [-E export]
- *		    [-p prefix] [-n entries] DIR
+ *	posix-suite [-s skip,list] [-g only,list] [-x extra,list] [-R note,list]
+ *		    [-O other-dir] [-E export] [-p prefix] [-n entries] DIR
  *
  * Every check runs in a fresh sub-directory of DIR, so the same binary can be
  * pointed at tmpfs (the baseline) and at any 9P mount, whatever the client.
@@ -25,6 +25,14 @@
  * it, and xattr SKIPs when the export's filesystem has no user.* xattrs, or
  * when the client refuses them on a mount that is not 9P2000.L (on a .L
  * mount of either 9P client that is a failure).
+ * unlink-calls: every call a program makes on a file it holds open after
+ * unlinking it (fstat, pread and pwrite past the end, ftruncate both ways,
+ * fchmod, fchown as root, fsync, fdatasync, a mapping, futimens). With -O,
+ * naming DIR as a second mount of the same export shows it, unlink-other
+ * runs the same calls on a file whose name that other mount removed.
+ * -R names groups whose checks print as "# note: ok - ..." or
+ * "# note: not ok - ...": outcomes shown for reference, never a failure
+ * (a server or client that is not judged here).
  *
  * Exit status: 0 when every check passed or was skipped, 1 when one failed,
  * 2 on a usage error or when the working directory cannot be set up.
@@ -40,6 +48,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/time.h>
@@ -56,20 +65,25 @@ static int nr_entries = 10000;
 static char *skiplist;
 static char *onlylist;		/* -g: only these groups */
 static char *extralist;		/* -x: opt-in groups run beside the default ones */
+static char *notelist;		/* -R: groups whose checks are notes, not verdicts */
+static const char *other_dir;	/* -O: DIR as another mount of the same export shows it */
 static char rd_dir[4096] = "rd";	/* -D: a directory already holding the entries */
 static int rd_given;
 
 /* ---- TAP output ---------------------------------------------------- */
 
+/* -R: while set, a check prints its outcome as a note and fails nothing */
+static int noting;
+
 static void vreport(int ok, const char *why, const char *fmt, va_list ap)
 {
-	printf("%sok - %s", ok ? "" : "not ", prefix);
+	printf("%s%sok - %s", noting ? "# note: " : "", ok ? "" : "not ", prefix);
 	vprintf(fmt, ap);
 	if (why)
 		printf(": %s", why);
 	putchar('\n');
 	fflush(stdout);
-	if (!ok)
+	if (!ok && !noting)
 		failures++;
 }
 
@@ -830,6 +844,152 @@ static void test_unlink_open(void)
 		check(st.st_size == 12, "wrong size", "unlink-open: size is 12 (got %lld)",
 		      (long long)st.st_size);
 	check_sys(close(fd), "unlink-open: close the unlinked file");
+}
+
+/*
+ * What a program does with a file it holds open after the file's last name
+ * is gone, as on a local filesystem: @fd holds "before" at offset 0 and no
+ * name any more. @g names the group in each check. Closes @fd.
+ */
+static void unlinked_calls(int fd, const char *g)
+{
+	static const char zeros[64];
+	struct timespec ts[2] = { { 1234567890, 0 }, { 1234567890, 0 } };
+	char buf[64];
+	struct stat st;
+	ssize_t n;
+	void *map;
+
+	if (check_sys(fstat(fd, &st), "%s: fstat of the unlinked file", g) &&
+	    !listed(skiplist, "nlink"))
+		check(st.st_nlink == 0, "a link is left", "%s: fstat shows nlink 0 (got %lu)",
+		      g, (unsigned long)st.st_nlink);
+	n = pread_all(fd, buf, sizeof(buf), 0);
+	check(n == 6 && !memcmp(buf, "before", 6), n < 0 ? strerror(errno) : "wrong data",
+	      "%s: pread of the data written before the unlink", g);
+
+	/* past the old end: the hole between reads back as zeros */
+	check_sys(pwrite_all(fd, "past", 4, 65536), "%s: pwrite at 64 KiB, past the end", g);
+	n = pread_all(fd, buf, 4, 65536);
+	check(n == 4 && !memcmp(buf, "past", 4), n < 0 ? strerror(errno) : "wrong data",
+	      "%s: pread at 64 KiB reads it back", g);
+	n = pread_all(fd, buf, sizeof(buf), 4096);
+	check(n == sizeof(buf) && !memcmp(buf, zeros, sizeof(buf)),
+	      n < 0 ? strerror(errno) : "not zeros", "%s: the hole before it reads as zeros", g);
+	if (check_sys(fstat(fd, &st), "%s: fstat after the pwrite", g))
+		check(st.st_size == 65540, "wrong size", "%s: size is 65540 (got %lld)", g,
+		      (long long)st.st_size);
+
+	/* ftruncate larger, then smaller than the data */
+	check_sys(ftruncate(fd, 131072), "%s: ftruncate to 128 KiB (grow)", g);
+	if (check_sys(fstat(fd, &st), "%s: fstat after growing", g))
+		check(st.st_size == 131072, "wrong size", "%s: size is 131072 (got %lld)", g,
+		      (long long)st.st_size);
+	n = pread_all(fd, buf, sizeof(buf), 131072 - sizeof(buf));
+	check(n == sizeof(buf) && !memcmp(buf, zeros, sizeof(buf)),
+	      n < 0 ? strerror(errno) : "not zeros", "%s: the grown tail reads as zeros", g);
+	n = pread_all(fd, buf, 4, 65536);
+	check(n == 4 && !memcmp(buf, "past", 4), n < 0 ? strerror(errno) : "wrong data",
+	      "%s: the data before the grown tail is kept", g);
+	check_sys(ftruncate(fd, 6), "%s: ftruncate to 6 bytes (shrink)", g);
+	if (check_sys(fstat(fd, &st), "%s: fstat after shrinking", g))
+		check(st.st_size == 6, "wrong size", "%s: size is 6 (got %lld)", g,
+		      (long long)st.st_size);
+	n = pread_all(fd, buf, sizeof(buf), 0);
+	check(n == 6 && !memcmp(buf, "before", 6), n < 0 ? strerror(errno) : "wrong data",
+	      "%s: pread after shrinking reads the 6 bytes kept", g);
+
+	check_sys(fchmod(fd, 0600), "%s: fchmod 0600", g);
+	if (check_sys(fstat(fd, &st), "%s: fstat after fchmod", g))
+		check((st.st_mode & 07777) == 0600, "wrong mode", "%s: mode is 0600 (got %o)", g,
+		      (unsigned int)(st.st_mode & 07777));
+	if (geteuid() == 0 && !listed(skiplist, "chown")) {
+		check_sys(fchown(fd, 2001, 2002), "%s: fchown to 2001:2002 (as root)", g);
+		if (check_sys(fstat(fd, &st), "%s: fstat after fchown", g))
+			check(st.st_uid == 2001 && st.st_gid == 2002, "wrong owner",
+			      "%s: owner is 2001:2002 (got %u:%u)", g, (unsigned int)st.st_uid,
+			      (unsigned int)st.st_gid);
+		check_sys(fchown(fd, 0, 0), "%s: fchown back to 0:0", g);
+		if (check_sys(fstat(fd, &st), "%s: fstat after fchown back", g))
+			check(st.st_uid == 0 && st.st_gid == 0, "wrong owner",
+			      "%s: owner is 0:0 again (got %u:%u)", g, (unsigned int)st.st_uid,
+			      (unsigned int)st.st_gid);
+	}
+
+	check_sys(fsync(fd), "%s: fsync", g);
+	check_sys(fdatasync(fd), "%s: fdatasync", g);
+
+	map = mmap(NULL, 6, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (check(map != MAP_FAILED, strerror(errno), "%s: mmap(PROT_READ, MAP_PRIVATE)", g)) {
+		check(!memcmp(map, "before", 6), "wrong data", "%s: the mapping shows the data", g);
+		munmap(map, 6);
+	}
+
+	if (!listed(skiplist, "utimes")) {
+		check_sys(futimens(fd, ts), "%s: futimens", g);
+		if (check_sys(fstat(fd, &st), "%s: fstat after futimens", g))
+			check(st.st_mtime == 1234567890 && st.st_atime == 1234567890, "wrong times",
+			      "%s: atime and mtime are what futimens set (got %lld, %lld)", g,
+			      (long long)st.st_atime, (long long)st.st_mtime);
+	}
+	check_sys(close(fd), "%s: close", g);
+}
+
+/* Opens @name read-write after writing "before" into it; the descriptor or -1. */
+static int open_before(const char *name, const char *g)
+{
+	int fd = open(name, O_CREAT | O_RDWR | O_TRUNC, 0644);
+
+	if (!check_sys(fd, "%s: create and open a file", g))
+		return -1;
+	if (!check_sys(pwrite_all(fd, "before", 6, 0), "%s: write before the unlink", g)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Every call of unlinked_calls() on a file unlinked through this mount. */
+static void test_unlink_calls(void)
+{
+	const char *g = "unlink-calls";
+	int fd;
+
+	if (skipped(g))
+		return;
+	noting = listed(notelist, g);
+	fd = open_before("uc", g);
+	if (fd >= 0 && check_sys(unlink("uc"), "%s: unlink while open", g))
+		unlinked_calls(fd, g);
+	else if (fd >= 0)
+		close(fd);
+	noting = 0;
+}
+
+/*
+ * The same, with the name removed through another mount of the export (-O),
+ * another client as far as the server can tell, while this one holds the
+ * file open.
+ */
+static void test_unlink_other(void)
+{
+	const char *g = "unlink-other";
+	char there[4096];
+	struct stat st;
+	int fd;
+
+	if (!other_dir || skipped(g))
+		return;
+	noting = listed(notelist, g);
+	snprintf(there, sizeof(there), "%s/posix-suite.%d/uo-other", other_dir, (int)getpid());
+	fd = open_before("uo-other", g);
+	if (fd >= 0 && check_sys(unlink(there), "%s: unlink through the other mount", g)) {
+		check_errno(stat("uo-other", &st), ENOENT, "%s: the name is gone here too", g);
+		unlinked_calls(fd, g);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	noting = 0;
 }
 
 static void test_excl(void)
@@ -1842,6 +2002,7 @@ static void test_xdir_rename(void)
 static const char *const groups[] = {
 	"create", "rw", "append", "truncate", "rename", "xdev-rename", "links", "symlinks",
 	"mkdir", "readdir", "seekdir", "chmod", "chown", "utimes", "statfs", "unlink-open",
+	"unlink-calls", "unlink-other",
 	"excl", "errors", "sparse4g", "fifo", "nlink", "users", "locks", "xattr", "statfs-df",
 	"xdir-rename", "subsec-times", NULL,
 };
@@ -1883,7 +2044,7 @@ static void usage(void)
 	int i;
 
 	fprintf(stderr, "usage: posix-suite [-s group,...] [-g group,...] [-x group,...] "
-		"[-E export-dir] [-p prefix] [-n entries] "
+		"[-R group,...] [-O other-dir] [-E export-dir] [-p prefix] [-n entries] "
 		"[-D readdir-dir] DIR\n"
 		"       posix-suite -n entries -M DIR   (make DIR's entries for a later -D)\n"
 		"groups:");
@@ -1922,8 +2083,14 @@ int main(int argc, char **argv)
 
 	const char *make_dir = NULL, *given = NULL;
 
-	while ((opt = getopt(argc, argv, "s:g:x:E:p:n:D:M:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:g:x:R:O:E:p:n:D:M:h")) != -1) {
 		switch (opt) {
+		case 'R':
+			notelist = optarg;
+			break;
+		case 'O':
+			other_dir = optarg;
+			break;
 		case 'D':
 			given = optarg;
 			break;
@@ -1966,13 +2133,13 @@ int main(int argc, char **argv)
 			snprintf(rd_dir, sizeof(rd_dir), "%s/%s", argv[optind], given);
 		rd_given = 1;
 	}
-	for (int l = 0; l < 3; l++) {
-		for (p = l == 2 ? extralist : l ? onlylist : skiplist; p && *p;) {
+	for (int l = 0; l < 4; l++) {
+		for (p = l == 3 ? notelist : l == 2 ? extralist : l ? onlylist : skiplist; p && *p;) {
 			size_t len = strcspn(p, ",");
 
 			if (len && !known_group(p, len)) {
 				fprintf(stderr, "posix-suite: unknown group '%.*s' in -%c\n",
-					(int)len, p, "sgx"[l]);
+					(int)len, p, "sgxR"[l]);
 				usage();
 			}
 			p += len + (p[len] == ',');
@@ -2006,6 +2173,8 @@ int main(int argc, char **argv)
 	test_utimes();
 	test_statfs();
 	test_unlink_open();
+	test_unlink_calls();
+	test_unlink_other();
 	test_excl();
 	test_errors();
 	test_sparse();

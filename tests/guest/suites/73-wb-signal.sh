@@ -2,7 +2,7 @@
 # 73-wb-signal: dirty pages are never dropped because a caller of their
 # write-back was killed or a request timed out; read-only shared mappings
 # of a file open for writing in cache=none. One v9fsd export.
-# Kill: process A dirties 24 MiB of a file without fsync (write(2) through
+# Kill: process A dirties 4 MiB of a file without fsync (write(2) through
 # cache=loose, or a shared writable mapping with cache=mmap); v9fsd is
 # stopped (SIGSTOP) so that the Twrites stay pending; process B starts the
 # write-back of that file (fstat(2) in cache=loose, fsync(2) of its own
@@ -21,7 +21,8 @@
 # cache=none: mmap(PROT_READ, MAP_SHARED) of an O_RDWR descriptor works,
 # sees a write(2) and a truncate made after it, mprotect(PROT_WRITE) on it
 # fails with EACCES; fsx with mapped reads through its read-write
-# descriptor (-r) passes 3,000 ops, over both dialects.
+# descriptor (-r) passes 3,000 ops over 9p2000.L and 750 over 9p2000.u
+# (3,000 in make soak).
 # The in-tree client's outcome of the kill case and the cache=none checks
 # is printed as a reference note, not asserted.
 # timeout: 900
@@ -32,11 +33,13 @@ EXP=/tmp/wbsig-export
 M=/mnt/wbsig
 T=/tmp/wbsig.$$
 HOLD=/v9fs/bin/wb-hold
-PARAMS=/sys/module/9p2000/parameters
 mkdir -p "$EXP" "$T"
-dd if=/dev/urandom of=$T/src bs=1M count=24 2> /dev/null
-dd if=/dev/urandom of=$T/src16 bs=1M count=16 2> /dev/null
-dd if=/dev/urandom of=$T/src4 bs=1M count=4 2> /dev/null
+# 4 MiB stays dirty until the server is stopped, with a wide margin: the
+# guest's 2 GiB of memory puts the flusher's background threshold (10 %
+# of what is free) near 200 MiB, its age limit is 30 s, and the server is
+# stopped before A writes (cache=loose) or right after (cache=mmap). Once it
+# is stopped, nothing sent is answered, however few bytes are pending.
+dd if=/dev/urandom of=$T/src bs=1M count=4 2> /dev/null
 
 ours_and_v9fsd "$EXP" $P || exit 0
 
@@ -132,7 +135,7 @@ soft_case() {
 	rm -f "$EXP/f"
 	sc_mode=write
 	[ $sc_c = mmap ] && sc_mode=mmap
-	$HOLD $sc_mode $T/src4 $M/f > $T/a.out 2>&1 &
+	$HOLD $sc_mode $T/src $M/f > $T/a.out 2>&1 &
 	sc_pa=$!
 	started $T/a.out
 	sc_pb=
@@ -158,7 +161,7 @@ soft_case() {
 	sc_r=$(grep '^fsync\|^close' $T/a.out | tr '\n' ' ')
 	check "$sc_l: server stopped past timeout=1 during write-back, then continued: A's fsync and close succeed ($sc_r)" \
 		test "$sc_r" = "fsync ok 0 close ok 0 "
-	if cmp -s $T/src4 "$EXP/f"; then
+	if cmp -s $T/src "$EXP/f"; then
 		ok "$sc_l: ... and the export's file has every byte"
 	else
 		not_ok "$sc_l: ... and the export's file has every byte"
@@ -176,7 +179,7 @@ dead_case() {
 		not_ok "$dc_l: mount cache=loose: $(tail -n 1 $T/mount.txt)"
 		return
 	fi
-	$HOLD write $T/src16 $M/f > $T/a.out 2>&1 &
+	$HOLD write $T/src $M/f > $T/a.out 2>&1 &
 	dc_pa=$!
 	started $T/a.out
 	srv_stop
@@ -188,7 +191,7 @@ dead_case() {
 	kill -USR1 $dc_pa
 	poll_until 600 0.1 "grep -q '^close' $T/a.out"
 	dc_r=$(grep '^fsync' $T/a.out)
-	check "$dc_l: server killed with 16 MiB dirty: fsync fails ($dc_r) and returns" \
+	check "$dc_l: server killed with 4 MiB dirty: fsync fails ($dc_r) and returns" \
 		sh -c "grep -q '^fsync err' $T/a.out"
 	kill -KILL $dc_pa 2> /dev/null
 	wait $dc_pa
@@ -198,9 +201,10 @@ dead_case() {
 	v9fsd_start "$EXP" $P || not_ok "v9fsd serves $EXP again"
 }
 
-# none_case LABEL FS DIALECT ASSERT: cache=none, read-only shared mappings
+# none_case LABEL FS DIALECT ASSERT [OPS]: cache=none, read-only shared
+# mappings; fsx -r of OPS operations (3000 by default)
 none_case() {
-	nc_l=$1 nc_a=$4
+	nc_l=$1 nc_a=$4 nc_n=${5:-3000}
 	if ! mount_9p $2 tcp $3 $P $M > $T/mount.txt 2>&1; then
 		_res "$nc_l: mount: $(tail -n 1 $T/mount.txt)" "" "$nc_a"
 		return
@@ -215,38 +219,36 @@ none_case() {
 	_res "$nc_l: ... mprotect(PROT_WRITE) on it fails with EACCES" \
 		"$(case "$nc_o" in *"mprotect err 13"*) echo 1 ;; esac)" "$nc_a"
 	rm -f $M/m
-	timeout 300 /v9fs/bin/fsx -q -r -N 3000 -S 73 $M/fsx > $T/fsx.txt 2>&1
+	timeout 300 /v9fs/bin/fsx -q -r -N $nc_n -S 73 $M/fsx > $T/fsx.txt 2>&1
 	nc_rc=$?
-	_res "$nc_l: cache=none: fsx -r (mapped reads through the O_RDWR descriptor), 3000 ops" \
+	_res "$nc_l: cache=none: fsx -r (mapped reads through the O_RDWR descriptor), $nc_n ops" \
 		"$([ $nc_rc -eq 0 ] && echo 1)" "$nc_a"
 	[ $nc_rc -eq 0 ] || tail -n 6 $T/fsx.txt | sed 's/^/#   /'
 	rm -f $M/fsx
 	umount_9p $M
 }
 
-kill_case "9P .L tcp cache=loose" 9P 9p2000.L tcp loose 1
-kill_case "9P .L tcp cache=mmap" 9P 9p2000.L tcp mmap 1
-kill_case "9P .u unix cache=loose" 9P 9p2000.u unix loose 1
-kill_case "9P .u unix cache=mmap" 9P 9p2000.u unix mmap 1
-soft_case "9P .L cache=loose" 9p2000.L loose
-soft_case "9P .u cache=mmap" 9p2000.u mmap
-none_case "9P .L" 9P 9p2000.L 1
-none_case "9P .u" 9P 9p2000.u 1
-dead_case "9P .L cache=loose" 9p2000.L
+timed kill_case "9P .L tcp cache=loose" 9P 9p2000.L tcp loose 1
+timed kill_case "9P .L tcp cache=mmap" 9P 9p2000.L tcp mmap 1
+timed kill_case "9P .u unix cache=loose" 9P 9p2000.u unix loose 1
+timed kill_case "9P .u unix cache=mmap" 9P 9p2000.u unix mmap 1
+timed soft_case "9P .L cache=loose" 9p2000.L loose
+timed soft_case "9P .u cache=mmap" 9p2000.u mmap
+timed none_case "9P .L" 9P 9p2000.L 1
+timed none_case "9P .u" 9P 9p2000.u 1 $(soak 750 3000)
+timed dead_case "9P .L cache=loose" 9p2000.L
 
 # the in-tree client, for reference
 if load_client 9p > $T/insmod.txt 2>&1; then
-	kill_case "9p .L tcp cache=loose" 9p 9p2000.L tcp loose
-	kill_case "9p .L tcp cache=mmap" 9p 9p2000.L tcp mmap
-	none_case "9p .L" 9p 9p2000.L
+	timed kill_case "9p .L tcp cache=loose" 9p 9p2000.L tcp loose
+	timed kill_case "9p .L tcp cache=mmap" 9p 9p2000.L tcp mmap
+	timed none_case "9p .L" 9p 9p2000.L
 	unload_client 9p
 else
 	diag "in-tree 9p does not load: $(cat $T/insmod.txt)"
 fi
 
 v9fsd_stop
-check "no fid, request or client left after the umounts" \
-	test "$(cat $PARAMS/live_fids)/$(cat $PARAMS/live_reqs)/$(cat $PARAMS/live_clients)" = 0/0/0
-rmmod 9p2000 || not_ok "rmmod 9p2000"
+ours_unload
 rm -rf "$T" "$EXP"
 exit 0
