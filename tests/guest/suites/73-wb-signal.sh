@@ -23,8 +23,9 @@
 # fails with EACCES; fsx with mapped reads through its read-write
 # descriptor (-r) passes 3,000 ops over 9p2000.L and 750 over 9p2000.u
 # (3,000 in make soak).
-# The in-tree client's outcome of the kill case and the cache=none checks
-# is printed as a reference note, not asserted.
+# The in-tree client's outcome of the kill case (cache=mmap; cache=loose
+# too under make soak) and of the cache=none checks is printed as a
+# reference note, not asserted.
 # timeout: 900
 . /v9fs/tests/lib.sh
 
@@ -240,7 +241,10 @@ timed dead_case "9P .L cache=loose" 9p2000.L
 
 # the in-tree client, for reference
 if load_client 9p > $T/insmod.txt 2>&1; then
-	timed kill_case "9p .L tcp cache=loose" 9p 9p2000.L tcp loose
+	# its cache=loose case waits minutes on the stopped server (253 s
+	# under load on 6.1): under make soak only
+	[ "$(soak no yes)" = yes ] &&
+		timed kill_case "9p .L tcp cache=loose" 9p 9p2000.L tcp loose
 	timed kill_case "9p .L tcp cache=mmap" 9p 9p2000.L tcp mmap
 	timed none_case "9p .L" 9p 9p2000.L
 	unload_client 9p
