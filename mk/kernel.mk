@@ -10,3 +10,8 @@ $(BUILD)/%/9p2000.ko: $(MODULE_INPUTS) tests/vm/build-module.sh
 # checkpatch (from Debian's linux-source-6.1) and sparse over module/ and proto/.
 lint:
 	@tests/vm/lint.sh $(KERNELS)
+
+# 9p2000.ko built by the kernel's make in a fresh clone, for each kernel in KERNELS.
+.PHONY: inplace-check
+inplace-check:
+	@tests/vm/inplace-check.sh $(KERNELS)
