@@ -1,5 +1,11 @@
 # Kernel module: one 9p2000.ko per kernel series, and its lint.
-MODULE_INPUTS := $(wildcard module/*.c module/*.h) module/Kbuild VERSION $(PROTO_SRCS) $(PROTO_HDRS)
+#
+# Kbuild (read by the kernel's make) names the module's objects; outside the
+# kernel's make it defines only those lists, which this make reads.
+include Kbuild
+MODULE_SRCS := $(patsubst %.o,%.c,$(ninep-objects) $(ninep-objects-virtio) \
+	$(ninep-objects-fscache))
+MODULE_INPUTS := $(MODULE_SRCS) $(wildcard module/*.h) $(PROTO_HDRS) Kbuild VERSION
 
 module: $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko)
 
