@@ -27,7 +27,8 @@ DKMS_SRCDIR ?= /usr/src/9p2000-$(V9FS_VERSION)
 INSTALL ?= install
 
 INSTALL_BIN := $(BUILD)/install/v9fsd
-DKMS_SOURCES := $(sort $(wildcard module/*.c module/*.h proto/*.c proto/*.h))
+# The module's sources, as Kbuild names them (mk/kernel.mk reads it, after this file).
+DKMS_SOURCES = $(sort $(MODULE_SRCS) $(wildcard module/*.h) $(PROTO_HDRS))
 
 $(INSTALL_BIN): $(wildcard server/*.c server/*.h proto/*.c proto/*.h)
 	@mkdir -p $(@D)
@@ -76,11 +77,12 @@ install-man5:
 
 install: install-v9fsd install-man5 install-mount-helper
 
-# The DKMS tree: the sources at the paths module/Kbuild expects, the version
-# file it reads, and dkms.conf with its version filled in.
+# The DKMS tree: the Kbuild, the sources it names at its paths, the version
+# file it reads, and dkms.conf with its version filled in; the layout of the
+# repository, so that the kernel's make builds it in place as it does a clone.
 install-dkms:
 	$(INSTALL) -d $(DESTDIR)$(DKMS_SRCDIR)/module $(DESTDIR)$(DKMS_SRCDIR)/proto
-	$(INSTALL) -m 644 module/Kbuild $(DESTDIR)$(DKMS_SRCDIR)/Kbuild
+	$(INSTALL) -m 644 Kbuild $(DESTDIR)$(DKMS_SRCDIR)/Kbuild
 	$(INSTALL) -m 644 VERSION $(DESTDIR)$(DKMS_SRCDIR)/VERSION
 	sed 's/#MODULE_VERSION#/$(V9FS_VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
 	chmod 644 $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf

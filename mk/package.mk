@@ -13,7 +13,7 @@
 # make deb-guest [KERNEL=6.12]  one boot: the packaged v9fsd, started from its unit
 #                  in the guest, mounted with the in-tree client and with 9p2000.ko
 
-# The module's version comes from VERSION (module/Kbuild reads it).
+# The module's version comes from VERSION (Kbuild reads it).
 $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko): VERSION
 
 .PHONY: deb deb-check deb-guest dkms-check man pkg-test syscall-check caps-check

@@ -198,7 +198,7 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 	c->dialect = o->dialect;
 	c->timeout = o->timeout;
 	c->debug = o->debug;
-	if (o->trans == NINEP_TRANS_FD)
+	if (o->trans && (o->trans->flags & NINEP_TRANS_F_FDS))
 		c->peer = kasprintf(GFP_KERNEL, "fd %d/%d", o->rfd, o->wfd);
 	else
 		c->peer = kstrdup(o->addr ? o->addr : "?", GFP_KERNEL);

@@ -20,13 +20,6 @@
 
 #include "v9p.h"
 
-/* Transports (struct ninep_client_opts.trans). */
-#define NINEP_TRANS_TCP		0
-#define NINEP_TRANS_UNIX		1
-#define NINEP_TRANS_FD		2
-#define NINEP_TRANS_VIRTIO	3	/* addr is the device's mount tag */
-#define NINEP_TRANS_COUNT	4
-
 #define NINEP_DEFAULT_PORT	564
 /* Asked for when opts.msize is 0; the VFS passes msize= or the seed's 9000. */
 #define NINEP_DEFAULT_MSIZE	(128 * 1024)
@@ -49,9 +42,10 @@
 #define NINEP_NOFID		(~0U)
 
 struct ninep_client;
+struct ninep_trans_ops;
 
 struct ninep_client_opts {
-	int trans;			/* NINEP_TRANS_* */
+	const struct ninep_trans_ops *trans;	/* from ninep_trans_find() */
 	const char *addr;		/* tcp: IP literal; unix: path; virtio: tag */
 	u16 port;			/* tcp only; 0 means NINEP_DEFAULT_PORT */
 	int rfd, wfd;			/* fd only: descriptors of the mounting task */

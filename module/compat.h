@@ -15,7 +15,7 @@
 #include <net/sock.h>
 
 /*
- * Each difference has its own NINEP_HAVE_* switch, set by module/Kbuild from
+ * Each difference has its own NINEP_HAVE_* switch, set by the Kbuild from
  * the declaration in the kernel headers being built against (0 or 1).
  */
 

@@ -4,9 +4,10 @@
  * disk cache (cachefiles, through fscache) that outlives the mount.
  *
  * A mount has one fscache volume, named by the export: "9p2000", the
- * transport, the server address (and port for tcp) and the aname, each
- * '/' made ';'. Two mounts of one export at once: the second goes without
- * a disk cache (fscache lets a volume be acquired once). trans=fd names no
+ * transport's name, the server address (and the port, over a transport
+ * that takes port=) and the aname, each '/' made ';'. Two mounts of one
+ * export at once: the second goes without a disk cache (fscache lets a
+ * volume be acquired once). A transport of descriptors (trans=fd) names no
  * export and has none either.
  *
  * A regular file has one cookie, keyed by its qid.path (le64). Its
@@ -84,23 +85,24 @@ static struct fscache_cookie *ninep_cookie(struct inode *inode)
 /* The volume of a cache=fscache mount, once the client is up. */
 int ninep_fscache_session_init(struct ninep_session *s)
 {
-	const struct ninep_trans_ops *ops = ninep_trans_get(s->copts.trans);
+	const struct ninep_trans_ops *trans = s->copts.trans;
 	const char *aname = s->aname ? s->aname : "";
 	struct fscache_volume *vol;
 	char *key, *p;
 
 	if (s->cache != NINEP_CACHE_FSCACHE)
 		return 0;
-	if (s->copts.trans == NINEP_TRANS_FD || !ops || !s->addr) {
-		pr_info("cache=fscache over trans=fd: no name of the export to keep a disk cache under; none is used\n");
+	if ((trans->flags & NINEP_TRANS_F_FDS) || !s->addr) {
+		pr_info("cache=fscache over trans=%s: no name of the export to keep a disk cache under; none is used\n",
+			trans->name);
 		return 0;
 	}
-	if (s->copts.trans == NINEP_TRANS_TCP)
-		key = kasprintf(GFP_KERNEL, "9p2000,%s,%s,%u,%s", ops->name,
+	if (trans->flags & NINEP_TRANS_F_PORT)
+		key = kasprintf(GFP_KERNEL, "9p2000,%s,%s,%u,%s", trans->name,
 				s->addr, s->copts.port ? s->copts.port :
 				NINEP_DEFAULT_PORT, aname);
 	else
-		key = kasprintf(GFP_KERNEL, "9p2000,%s,%s,%s", ops->name,
+		key = kasprintf(GFP_KERNEL, "9p2000,%s,%s,%s", trans->name,
 				s->addr, aname);
 	if (!key)
 		return -ENOMEM;

@@ -30,15 +30,6 @@ enum ninep_param {
 	NINEP_OPT_POSIXACL, NINEP_OPT_ACTIMEO, NINEP_OPT_CTO,
 };
 
-/* Sorted by name, as the fs_parser table validator likes them. */
-static const struct constant_table ninep_trans_names[] = {
-	{ "fd",		NINEP_TRANS_FD },
-	{ "tcp",	NINEP_TRANS_TCP },
-	{ "unix",	NINEP_TRANS_UNIX },
-	{ "virtio",	NINEP_TRANS_VIRTIO },
-	{}
-};
-
 static const struct constant_table ninep_version_names[] = {
 	{ "9P2000",	V9P_9P2000 },
 	{ "9P2000.L",	V9P_9P2000L },
@@ -59,8 +50,9 @@ static const struct constant_table ninep_cache_names[] = {
 };
 
 static const struct fs_parameter_spec ninep_param_specs[] = {
-	fsparam_enum("proto",		NINEP_OPT_TRANS, ninep_trans_names),
-	fsparam_enum("trans",		NINEP_OPT_TRANS, ninep_trans_names),
+	/* A transport's name, looked up among those built in. */
+	fsparam_string("proto",		NINEP_OPT_TRANS),
+	fsparam_string("trans",		NINEP_OPT_TRANS),
 	fsparam_flag("tcp",		NINEP_OPT_TCP),
 	fsparam_flag("unix",		NINEP_OPT_UNIX),
 	fsparam_string("name",		NINEP_OPT_NAME),
@@ -187,6 +179,7 @@ static void ninep_take_string(char **dst, struct fs_parameter *param)
 static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
 	struct ninep_session *s = fc->s_fs_info;
+	const struct ninep_trans_ops *trans;
 	struct fs_parse_result result;
 	int opt;
 
@@ -196,16 +189,14 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 
 	switch (opt) {
 	case NINEP_OPT_TRANS:
-		if (!ninep_trans_get(result.uint_32))
-			return invalfc(fc, "%s=%s is not built into this module",
-				       param->key, param->string);
-		s->copts.trans = result.uint_32;
-		break;
 	case NINEP_OPT_TCP:
-		s->copts.trans = NINEP_TRANS_TCP;
-		break;
 	case NINEP_OPT_UNIX:
-		s->copts.trans = NINEP_TRANS_UNIX;
+		/* The seed's bare "tcp" and "unix" are transports' names. */
+		trans = ninep_trans_find(opt == NINEP_OPT_TRANS ?
+					 param->string : param->key);
+		if (!trans)	/* as fs_parse() words a bad value */
+			return invalfc(fc, "Bad value for '%s'", param->key);
+		s->copts.trans = trans;
 		break;
 	case NINEP_OPT_NAME:
 		ninep_take_string(&s->uname, param);
@@ -323,13 +314,13 @@ static int ninep_parse_param(struct fs_context *fc, struct fs_parameter *param)
 static int ninep_show_options(struct seq_file *m, struct dentry *root)
 {
 	struct ninep_session *s = ninep_sb_session(root->d_sb);
-	const struct ninep_trans_ops *ops = ninep_trans_get(s->copts.trans);
+	const struct ninep_trans_ops *trans = s->copts.trans;
 
-	seq_printf(m, ",trans=%s", ops ? ops->name : "?");
-	if (s->copts.trans == NINEP_TRANS_TCP)
+	seq_printf(m, ",trans=%s", trans->name);
+	if (trans->flags & NINEP_TRANS_F_PORT)
 		seq_printf(m, ",port=%u",
 			   s->copts.port ? s->copts.port : NINEP_DEFAULT_PORT);
-	if (s->copts.trans == NINEP_TRANS_FD)
+	if (trans->flags & NINEP_TRANS_F_FDS)
 		seq_printf(m, ",rfdno=%d,wfdno=%d", s->copts.rfd, s->copts.wfd);
 	seq_printf(m, ",msize=%u", ninep_client_msize(s->clnt));
 	if (ninep_dotl(s))
@@ -559,10 +550,11 @@ static int ninep_get_tree(struct fs_context *fc)
 {
 	struct ninep_session *s = fc->s_fs_info;
 
-	if (s->copts.trans == NINEP_TRANS_FD) {
+	if (s->copts.trans->flags & NINEP_TRANS_F_FDS) {
 		if ((s->flags & (NINEP_RFD_GIVEN | NINEP_WFD_GIVEN)) !=
 		    (NINEP_RFD_GIVEN | NINEP_WFD_GIVEN))
-			return invalfc(fc, "trans=fd needs both rfdno= and wfdno=");
+			return invalfc(fc, "trans=%s needs both rfdno= and wfdno=",
+				       s->copts.trans->name);
 	} else if (!fc->source || !*fc->source) {
 		return invalfc(fc, "no server address given");
 	}
@@ -615,7 +607,7 @@ static int ninep_init_fs_context(struct fs_context *fc)
 	 * The seed's defaults, but for the dialect: 9P2000.L, as the in-tree
 	 * client asks; client_version() takes a .u or 9P2000 answer instead.
 	 */
-	s->copts.trans = NINEP_TRANS_TCP;
+	s->copts.trans = ninep_trans_default();
 	s->copts.port = NINEP_DEFAULT_PORT;
 	s->copts.msize = NINEP_SEED_MSIZE;
 	s->copts.dialect = V9P_9P2000L;

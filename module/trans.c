@@ -1,37 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The transports of 9p2000.ko as one table, indexed by NINEP_TRANS_*: the
- * client picks its ops here and never names a transport itself.
+ * The transports of 9p2000.ko by name. Each trans_*.c defines its ops with
+ * its name; this list is the only place that knows which exist, and the
+ * mount options, the client and the disk cache look a transport up here or
+ * ask its ops, never naming one.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
 #include <linux/kernel.h>
 #include <linux/printk.h>
+#include <linux/string.h>
 
 #include "client.h"
 #include "trans.h"
 
-static const struct ninep_trans_ops *const ninep_transports[NINEP_TRANS_COUNT] = {
-	[NINEP_TRANS_TCP]	= &ninep_trans_tcp,
-	[NINEP_TRANS_UNIX]	= &ninep_trans_unix,
-	[NINEP_TRANS_FD]	= &ninep_trans_fd,
+/* Every transport built in, the default first. */
+static const struct ninep_trans_ops *const ninep_transports[] = {
+	&ninep_trans_tcp,
+	&ninep_trans_unix,
+	&ninep_trans_fd,
 #if IS_ENABLED(CONFIG_VIRTIO)
-	[NINEP_TRANS_VIRTIO]	= &ninep_trans_virtio,
+	&ninep_trans_virtio,
 #endif
 };
 
-const struct ninep_trans_ops *ninep_trans_get(int id)
+const struct ninep_trans_ops *ninep_trans_find(const char *name)
 {
-	if (id < 0 || id >= NINEP_TRANS_COUNT)
-		return NULL;
-	return ninep_transports[id];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ninep_transports); i++)
+		if (!strcmp(ninep_transports[i]->name, name))
+			return ninep_transports[i];
+	return NULL;
+}
+
+const struct ninep_trans_ops *ninep_trans_default(void)
+{
+	return ninep_transports[0];
 }
 
 int ninep_trans_open(struct ninep_trans *t, const struct ninep_client_opts *o)
 {
-	t->ops = ninep_trans_get(o->trans);
+	t->ops = o->trans;
 	if (!t->ops) {
-		pr_err("transport %d is not available\n", o->trans);
+		pr_err("no transport to connect over\n");
 		return -EINVAL;
 	}
 	t->priv = NULL;

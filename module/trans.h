@@ -34,8 +34,23 @@ struct ninep_zc {
 /* Pages one zero-copy payload may span: its bytes, plus one at each end. */
 #define NINEP_ZC_MAX_PAGES(msize)	((msize) / PAGE_SIZE + 2)
 
+/*
+ * struct ninep_trans_ops.flags: what a transport takes from the mount
+ * options besides its address, so that the options, the client and the
+ * disk cache ask the transport rather than name it.
+ */
+/* The address is a host and port= its port (part of the export's name). */
+#define NINEP_TRANS_F_PORT	0x1
+/*
+ * No address: the mounting task's descriptors rfdno= and wfdno=, which name
+ * no export (no disk cache is kept under them).
+ */
+#define NINEP_TRANS_F_FDS	0x2
+
 struct ninep_trans_ops {
+	/* trans= and proto= name the transport by this; unique. */
 	const char *name;
+	unsigned int flags;		/* NINEP_TRANS_F_* */
 	/*
 	 * Largest msize the client asks for over this transport: each
 	 * request in flight may hold a buffer this big, so it bounds the
@@ -111,12 +126,15 @@ extern const struct ninep_trans_ops ninep_trans_fd;
 #define NINEP_VIRTIO_MAX_MSIZE	(512 * 1024)
 
 /*
- * The transports by NINEP_TRANS_* id: NULL for an unknown id or one not
- * built into this module (virtio without CONFIG_VIRTIO).
+ * The transport named @name, NULL if none of that name is built into this
+ * module (virtio without CONFIG_VIRTIO, or a name it never had).
  */
-const struct ninep_trans_ops *ninep_trans_get(int id);
+const struct ninep_trans_ops *ninep_trans_find(const char *name);
 
-/* Pick the ops for o->trans and connect; 0 or a negative errno. */
+/* The transport of a mount that names none: the seed's, tcp. */
+const struct ninep_trans_ops *ninep_trans_default(void);
+
+/* Connect over o->trans; 0 or a negative errno. */
 int ninep_trans_open(struct ninep_trans *t, const struct ninep_client_opts *o);
 
 #if IS_ENABLED(CONFIG_VIRTIO)

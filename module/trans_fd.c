@@ -150,6 +150,7 @@ static void fd_close(struct ninep_trans *t)
 
 const struct ninep_trans_ops ninep_trans_fd = {
 	.name = "fd",
+	.flags = NINEP_TRANS_F_FDS,
 	.max_msize = NINEP_STREAM_MAX_MSIZE,
 	.connect = fd_connect,
 	.send = fd_send,

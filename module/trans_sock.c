@@ -260,6 +260,7 @@ static void sock_close(struct ninep_trans *t)
 
 const struct ninep_trans_ops ninep_trans_tcp = {
 	.name = "tcp",
+	.flags = NINEP_TRANS_F_PORT,
 	.max_msize = NINEP_STREAM_MAX_MSIZE,
 	.connect = ninep_tcp_connect,
 	.send = sock_send,

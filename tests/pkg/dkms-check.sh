@@ -16,6 +16,8 @@
 #     (-ffile-prefix-map in KCFLAGS). Unmapped, the only difference is that
 #     directory: in __FILE__ strings (.rodata.str1.*), the relocations that
 #     point past them (.rela.*) and the BTF order.
+# Then that `dkms build` for kernels of other series than 6.1 and 6.12 is
+# skipped, as dkms.conf's BUILD_EXCLUSIVE_KERNEL says.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -137,6 +139,23 @@ for series in "$@"; do
 	check "$series: unmapped, differs only in the build path strings and relocations to them ($(sed -n 's/^# section \(.*\) differs$/\1/p' "$scratch/diff-$series" | tr '\n' ' '))" \
 		test -z "$others"
 	check "$series: nothing in the host's /lib/modules/$ABI" test ! -e "/lib/modules/$ABI"
+done
+
+# BUILD_EXCLUSIVE_KERNEL: a kernel of a series the module was not tested on
+# is skipped (DKMS's exit 77), never built, even with headers at hand (the
+# last series' are given).
+for k in 5.10.0-30-amd64 6.2.0-1-amd64 6.10.0-1-amd64 6.11.0-1-amd64 \
+	6.13.0-1-amd64 6.120.0-1-amd64; do
+	rc=0
+	dkms_run "$scratch/plain" build "9p2000/$ver" -k "$k" --kernelsourcedir "${KDIR:-/nonexistent}" \
+		> "$scratch/exclusive-$k.log" 2>&1 || rc=$?
+	if [ $rc -eq 77 ] && grep -q BUILD_EXCLUSIVE "$scratch/exclusive-$k.log" &&
+		[ ! -e "$scratch/plain/9p2000/$ver/$k" ]; then
+		ok "dkms build for $k is skipped: not a tested series (BUILD_EXCLUSIVE_KERNEL)"
+	else
+		sed 's/^/# /' "$scratch/exclusive-$k.log" | tail -n 5
+		not_ok "dkms build for $k is skipped: not a tested series (BUILD_EXCLUSIVE_KERNEL; exit $rc)"
+	fi
 done
 
 check "nothing added to /var/lib/dkms" test "$(ls -A /var/lib/dkms 2> /dev/null | sort)" = "$before"

@@ -57,7 +57,7 @@ check "dkms.conf takes its version from the install (#MODULE_VERSION#)" \
 	grep -qx 'PACKAGE_VERSION="#MODULE_VERSION#"' dkms.conf
 check "dkms.conf builds the module Kbuild makes (9p2000)" \
 	bash -c 'grep -qx "BUILT_MODULE_NAME\[0\]=\"9p2000\"" dkms.conf &&
-		grep -qx "obj-m := 9p2000.o" module/Kbuild'
+		grep -qx "obj-m := 9p2000.o" Kbuild'
 check "dkms.conf has AUTOINSTALL" grep -qx 'AUTOINSTALL="yes"' dkms.conf
 for ko in build/*/9p2000.ko; do
 	[ -f "$ko" ] || continue

@@ -1,7 +1,10 @@
 #!/bin/bash
 # build-module.sh SERIES [KBUILD ARGS...]: build 9p2000.ko for one kernel series in
-# build/SERIES/src, a tree of symlinks to module/ and proto/, so that the objects of
-# the two kernels never mix; copy the result to build/SERIES/9p2000.ko.
+# build/SERIES/src, a tree of symlinks to the sources, the Kbuild and VERSION at the
+# repository's root, so that the objects of the two kernels never mix (kernels
+# before 6.13 write an external module's objects beside its sources); copy the
+# result to build/SERIES/9p2000.ko. The kernel's make reads the product's Kbuild
+# there, as it does at the root of a clone or of the DKMS tree.
 set -euo pipefail
 series=${1:?usage: build-module.sh SERIES [args]}
 shift
@@ -14,11 +17,12 @@ mkdir -p "$tree"
 find "$tree" -xtype l -delete
 for d in module proto; do
 	mkdir -p "$tree/$d"
-	for f in "$top/$d"/*.[ch] "$top/$d"/Kbuild; do
+	for f in "$top/$d"/*.[ch]; do
 		[ -e "$f" ] && ln -sfn "$f" "$tree/$d/$(basename "$f")"
 	done
 done
-ln -sfn "$top/module/Kbuild" "$tree/Kbuild"
+ln -sfn "$top/Kbuild" "$tree/Kbuild"
+ln -sfn "$top/VERSION" "$tree/VERSION"
 
 # As many jobs as cores, unless a make above already shares its job slots.
 jobs=-j$(nproc)
