@@ -21,8 +21,9 @@ mkdir -p "$EXPORT" "$OUT"
 
 skips_for() {
 	case $1 in
-	# plain 9P2000 has no links, symlinks, special files or numeric owners
-	9p2000) echo "links,symlinks,xdev-rename,fifo,chown" ;;
+	# plain 9P2000 has no links, link counts, symlinks, special files or
+	# numeric owners
+	9p2000) echo "links,nlink,symlinks,xdev-rename,fifo,chown" ;;
 	# wstat renames within a directory only (v9fsd sends the link count
 	# as "HARDLINKCOUNT n" in the .u extension, which the client reads)
 	9p2000.u) echo "xdev-rename" ;;
