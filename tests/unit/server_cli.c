@@ -364,20 +364,6 @@ static int start_logged(struct tc *c, int *errfd)
 	return 0;
 }
 
-static int attach_aname(struct tc *c, uint32_t fid, const char *uname, const char *aname)
-{
-	struct v9p_fcall t;
-
-	memset(&t, 0, sizeof(t));
-	t.type = V9P_TATTACH;
-	t.tattach.fid = fid;
-	t.tattach.afid = V9P_NOFID;
-	v9p_str_set(&t.tattach.uname, uname);
-	v9p_str_set(&t.tattach.aname, aname);
-	t.tattach.n_uname = 0;
-	return tc_rpc(c, &t);
-}
-
 /* What the server wrote to stderr within wait_s seconds. */
 static void read_err(int fd, char *buf, size_t len, double wait_s)
 {
@@ -418,7 +404,7 @@ static void test_log(void)
 		tap_ok(0, "v9fsd -s starts for the log cases");
 		return;
 	}
-	err = attach_aname(&c, 1, "root", "/not/the/export");
+	err = tc_attach_aname(&c, 1, "root", "/not/the/export", 0);
 	read_err(efd, buf, sizeof(buf), 1.0);
 	tap_ok(err == -ENOENT && strstr(buf, "attach from ") && strstr(buf, "refused") &&
 	       strstr(buf, "user 'root'") && strstr(buf, "aname '/not/the/export'") &&
@@ -428,13 +414,13 @@ static void test_log(void)
 	/* a client looping on attaches gets no line each: one a second */
 	buf[0] = '\0';
 	for (int i = 0; i < 30; i++)
-		refused += attach_aname(&c, 1, "root", "/again") == -ENOENT;
+		refused += tc_attach_aname(&c, 1, "root", "/again", 0) == -ENOENT;
 	read_err(efd, buf, sizeof(buf), 0.3);
 	tap_ok(refused == 30 && count(buf, "refused") <= 1,
 	       "30 refused attaches at once are not 30 lines (%d lines)", count(buf, "refused"));
 	sleep(1);
 	buf[0] = '\0';
-	err = attach_aname(&c, 2, "root", "");
+	err = tc_attach_aname(&c, 2, "root", "", 0);
 	read_err(efd, buf, sizeof(buf), 1.0);
 	tap_ok(err == 0 && strstr(buf, "attach from unix peer uid=0 pid=") &&
 	       strstr(buf, "user 'root'") &&
@@ -446,7 +432,7 @@ static void test_log(void)
 	/* names the client sends cannot forge a line of their own */
 	buf[0] = '\0';
 	sleep(1);
-	err = attach_aname(&c, 3, "root", "/x\nv9fsd: attach from 10.0.0.1: forged");
+	err = tc_attach_aname(&c, 3, "root", "/x\nv9fsd: attach from 10.0.0.1: forged", 0);
 	read_err(efd, buf, sizeof(buf), 1.0);
 	tap_ok(err == -ENOENT && strstr(buf, "aname '/x?v9fsd: attach from 10.0.0.1: forged'") &&
 	       lines(buf) == 1,

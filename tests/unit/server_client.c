@@ -283,7 +283,8 @@ int tc_version(struct tc *c, const char *version, uint32_t msize)
 	return 0;
 }
 
-int tc_attach(struct tc *c, uint32_t fid, const char *uname, uint32_t n_uname)
+int tc_attach_aname(struct tc *c, uint32_t fid, const char *uname, const char *aname,
+		    uint32_t n_uname)
 {
 	struct v9p_fcall t;
 
@@ -292,9 +293,14 @@ int tc_attach(struct tc *c, uint32_t fid, const char *uname, uint32_t n_uname)
 	t.tattach.fid = fid;
 	t.tattach.afid = V9P_NOFID;
 	v9p_str_set(&t.tattach.uname, uname);
-	v9p_str_set(&t.tattach.aname, "");
+	v9p_str_set(&t.tattach.aname, aname);
 	t.tattach.n_uname = n_uname;
 	return tc_rpc(c, &t);
+}
+
+int tc_attach(struct tc *c, uint32_t fid, const char *uname, uint32_t n_uname)
+{
+	return tc_attach_aname(c, fid, uname, "", n_uname);
 }
 
 /* Walk a '/'-separated path (up to 16 elements, "" clones). */

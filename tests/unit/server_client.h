@@ -86,6 +86,9 @@ int tc_rpc(struct tc *c, struct v9p_fcall *t);
 /* Common sequences; all return 0 or a negative errno. */
 int tc_version(struct tc *c, const char *version, uint32_t msize);
 int tc_attach(struct tc *c, uint32_t fid, const char *uname, uint32_t n_uname);
+/* tc_attach() to the tree aname */
+int tc_attach_aname(struct tc *c, uint32_t fid, const char *uname, const char *aname,
+		    uint32_t n_uname);
 int tc_walk(struct tc *c, uint32_t fid, uint32_t newfid, const char *path);
 int tc_clunk(struct tc *c, uint32_t fid);
 int tc_open(struct tc *c, uint32_t fid, uint32_t mode);	/* Topen or Tlopen */
