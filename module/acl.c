@@ -21,6 +21,7 @@
 #include <linux/xattr.h>
 
 #include "v9fs.h"
+#include "attr.h"
 
 static const char *ninep_acl_xattr(int type)
 {

@@ -16,6 +16,7 @@
 #include <linux/uio.h>
 
 #include "v9fs.h"
+#include "attr.h"
 
 /*
  * The most one Tread can return (msize less the Rread header, or the

@@ -25,6 +25,8 @@
 #include <linux/writeback.h>
 
 #include "v9fs.h"
+#include "attr.h"
+#include "dentry.h"
 
 /* The 9P open mode for open(2) flags; O_TRUNC travels as OTRUNC. */
 u8 ninep_open_mode(unsigned int f_flags)

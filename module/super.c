@@ -19,6 +19,7 @@
 #include <linux/statfs.h>
 
 #include "v9fs.h"
+#include "dentry.h"
 #include "trans.h"
 
 enum ninep_param {

@@ -134,27 +134,6 @@ struct ninep_inode {
 	struct inode vfs_inode;
 };
 
-/* Taken before attributes are asked for: see ninep_attr_fetched(). */
-struct ninep_attr_stamp {
-	unsigned long when;	/* jiffies */
-	int epoch;		/* the session's attr_epoch */
-};
-
-/*
- * 9P2000.L: attributes asked for by a Tgetattr sent beside another request,
- * stamped before both were sent (ninep_dotl_lopen_fetch(),
- * ninep_dotl_walk_fetch(), ninep_dotl_fetched()).
- */
-struct ninep_attr_fetch {
-	struct v9p_rgetattr ga;
-	struct ninep_attr_stamp stamp;
-	long gen;			/* ninep_size_gen() */
-	int err;			/* the Tgetattr's */
-};
-
-/* No sample of wb_gen: the size came from a lookup (ninep_size_gen()). */
-#define NINEP_NO_GEN		(-1L)
-
 /*
  * Per-open-file state, in file->private_data. fid is the file's own open fid
  * (a clone of the dentry's fid); the rest is the directory read buffer.
@@ -229,36 +208,16 @@ static inline struct ninep_fid *ninep_file_fid(const struct file *file)
 extern struct file_system_type ninep_fs_type;
 
 /* inode.c */
-const struct dentry_operations *ninep_session_dentry_ops(const struct ninep_session *s);
-struct ninep_fid *ninep_walk_reclaim(struct super_block *sb,
-				     struct ninep_fid *fid, const char *name);
-void ninep_dentry_fresh(struct dentry *dentry, unsigned long when);
-bool ninep_name_check_at_open(struct dentry *dentry);
-int ninep_open_check_name(struct dentry *dentry, struct ninep_fid *ofid,
-			  u32 flags, struct ninep_attr_fetch *af, int *lerr);
 int ninep_inode_cache_init(void);
 void ninep_inode_cache_exit(void);
 struct inode *ninep_alloc_inode(struct super_block *sb);
 void ninep_free_inode(struct inode *inode);
 struct inode *ninep_inode_from_fid(struct super_block *sb,
 				   struct ninep_fid *fid);
-struct ninep_fid *ninep_parent_fid(struct dentry *dentry);
 struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 			    unsigned int flags);
 int ninep_instantiate_new(struct inode *dir, struct dentry *dentry);
 struct dentry *ninep_instantiate(struct inode *dir, struct dentry *dentry);
-void ninep_stat_to_inode(struct inode *inode, const struct v9p_stat *st,
-			 long gen);
-void ninep_i_size_set(struct inode *inode, loff_t size, bool grow);
-long ninep_size_gen(struct inode *inode);
-void ninep_i_size_refresh(struct inode *inode, loff_t size, long gen);
-int ninep_refresh_inode(struct inode *inode, struct ninep_fid *fid);
-void ninep_attr_stamp(const struct ninep_session *s,
-		      struct ninep_attr_stamp *stamp);
-void ninep_attr_fetched(struct inode *inode,
-			const struct ninep_attr_stamp *stamp);
-void ninep_attr_stale(struct inode *inode);
-bool ninep_attr_cached(struct inode *inode, unsigned int query_flags);
 int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 		      struct kstat *stat, u32 request_mask,
 		      unsigned int query_flags);
@@ -296,22 +255,6 @@ int ninep_open_created(struct inode *inode, struct file *file);
 extern const struct inode_operations ninep_dotl_dir_iops;
 extern const struct inode_operations ninep_dotl_file_iops;
 extern const struct inode_operations ninep_dotl_symlink_iops;
-void ninep_getattr_to_inode(struct inode *inode, const struct v9p_rgetattr *ga,
-			    long gen);
-int ninep_dotl_refresh(struct inode *inode, struct ninep_fid *fid);
-int ninep_dotl_fetched(struct inode *inode, struct ninep_attr_fetch *af);
-int ninep_dotl_lopen_fetch(struct inode *inode, struct ninep_fid *fid,
-			   u32 flags, struct ninep_attr_fetch *af);
-struct ninep_fid *ninep_dotl_walk_fetch(struct inode *inode,
-					struct ninep_fid *dfid,
-					const char *name, struct ninep_fid *fid,
-					struct ninep_attr_fetch *af);
-struct ninep_fid *ninep_dotl_walk_lopen_fetch(struct inode *inode,
-					      struct ninep_fid *dfid,
-					      const char *name,
-					      struct ninep_fid *fid, u32 flags,
-					      int *lerr,
-					      struct ninep_attr_fetch *af);
 struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 					struct ninep_fid *fid, bool created);
 int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
@@ -354,7 +297,6 @@ int ninep_acl_inherit(struct dentry *dentry, struct ninep_acl_pair *acls,
 
 /* dir.c */
 extern const struct file_operations ninep_dir_fops;
-unsigned int ninep_dtype(const struct ninep_session *s, const struct v9p_stat *st);
 
 /* file.c */
 extern const struct file_operations ninep_file_fops;

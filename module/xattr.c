@@ -20,6 +20,7 @@
 #include <linux/xattr.h>
 
 #include "v9fs.h"
+#include "attr.h"
 
 /* Read all @len bytes that @xfid (from Txattrwalk) holds into @buf. */
 static int xattr_read(struct ninep_fid *xfid, void *buf, size_t len)
