@@ -26,6 +26,7 @@
 #include <linux/kdev_t.h>
 
 #include "v9fs.h"
+#include "addr.h"
 #include "attr.h"
 #include "dentry.h"
 

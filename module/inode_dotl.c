@@ -29,6 +29,7 @@
 #include <linux/random.h>
 
 #include "v9fs.h"
+#include "addr.h"
 #include "attr.h"
 #include "dentry.h"
 

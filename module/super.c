@@ -19,6 +19,7 @@
 #include <linux/statfs.h>
 
 #include "v9fs.h"
+#include "addr.h"
 #include "dentry.h"
 #include "trans.h"
 
@@ -431,6 +432,16 @@ static int ninep_drop_inode(struct inode *inode)
 	    !NINEP_I(inode)->wb_fid)
 		return generic_drop_inode(inode);
 	return generic_delete_inode(inode);
+}
+
+/*
+ * The cached pages and the write-back fid go first (they clear the inode),
+ * then the hidden name of a 9P2000.L O_TMPFILE never linked.
+ */
+static void ninep_evict_inode(struct inode *inode)
+{
+	ninep_evict_pages(inode);
+	ninep_dotl_tmpfile_evict(inode);
 }
 
 static const struct super_operations ninep_super_ops = {

@@ -300,7 +300,6 @@ extern const struct file_operations ninep_dir_fops;
 
 /* file.c */
 extern const struct file_operations ninep_file_fops;
-extern const struct address_space_operations ninep_aops;
 u8 ninep_open_mode(unsigned int f_flags);
 u32 ninep_dotl_open_flags(unsigned int f_flags);
 unsigned int ninep_cache_open_flags(const struct inode *inode,
@@ -309,12 +308,6 @@ int ninep_file_open(struct inode *inode, struct file *file);
 int ninep_file_release(struct inode *inode, struct file *file);
 int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 extern const struct file_operations ninep_dotl_file_fops;
-bool ninep_size_change_begin(struct inode *inode, const struct iattr *iattr);
-void ninep_size_change_end(struct inode *inode, bool locked);
-void ninep_getattr_write_back(struct inode *inode);
-void ninep_size_truncate_pages(struct inode *inode, loff_t size);
-void ninep_evict_inode(struct inode *inode);
-void ninep_wb_early_init(struct ninep_inode *vi);
 
 /* lock.c: 9P2000.L locks */
 int ninep_file_lock(struct file *filp, int cmd, struct file_lock *fl);
