@@ -21,7 +21,10 @@
 #include <linux/xattr.h>
 
 #include "v9fs.h"
+#include "addr.h"
 #include "attr.h"
+#include "acl.h"
+#include "xattr.h"
 
 static const char *ninep_acl_xattr(int type)
 {

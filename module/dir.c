@@ -17,6 +17,8 @@
 
 #include "v9fs.h"
 #include "attr.h"
+#include "dir.h"
+#include "file.h"
 
 /*
  * The most one Tread can return (msize less the Rread header, or the

@@ -22,6 +22,8 @@
 #include "addr.h"
 #include "attr.h"
 #include "dentry.h"
+#include "file.h"
+#include "lock.h"
 
 /* The 9P open mode for open(2) flags; O_TRUNC travels as OTRUNC. */
 u8 ninep_open_mode(unsigned int f_flags)

@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The 9P2000.L inode and dentry operations: attributes from Tgetattr
- * (Linux modes, numeric owners, nanosecond times, link counts, devices),
- * and one message per operation where 9P2000 needed Tcreate tricks and
- * Twstat: Tlcreate, Tmkdir, Tsymlink, Tmknod, Tlink, Trenameat,
- * Tunlinkat, Tsetattr, Treadlink.
+ * The 9P2000.L inode operations: one message per operation where 9P2000
+ * needed Tcreate tricks and Twstat: Tlcreate, Tmkdir, Tsymlink, Tmknod,
+ * Tlink, Trenameat, Tunlinkat, Tsetattr, Treadlink; O_TMPFILE under a
+ * hidden name; POSIX ACLs and extended attributes (acl.c, xattr.c).
  *
- * Lookup, getattr, open(O_CREAT), the end of setattr, fids, the inode
- * cache and dentry lifetimes are shared with the other dialects (inode.c,
- * fid.c), which call the Tgetattr and Tlcreate steps here: each positive
- * dentry holds a fid per user, and only cache=loose caches names beyond
- * the dentries in use.
- *
- * Everything in an Rgetattr is the server's word: ninep_dotl_check()
- * refuses a reply whose file type, times, size or device are not ones a
- * Linux inode can hold, before any of it reaches an inode.
+ * Lookup, getattr, the halves of open(O_CREAT) around Tlcreate, the end
+ * of setattr and the inode cache are shared with the other dialects
+ * (namei.c); attributes from Tgetattr are applied by attr.c, fids kept
+ * on dentries by fid.c: each positive dentry holds a fid per user, and
+ * only cache=loose caches names beyond the dentries in use (dentry.c).
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -32,24 +27,11 @@
 #include "addr.h"
 #include "attr.h"
 #include "dentry.h"
-
-/* The inode of the file @fid is on, from one Tgetattr (see ninep_iget()). */
-struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
-					struct ninep_fid *fid, bool created)
-{
-	struct v9p_rgetattr ga;
-	dev_t rdev = 0;
-	int err;
-
-	err = ninep_getattr(fid, NINEP_DOTL_MASK, &ga);
-	if (!err)
-		err = ninep_dotl_check(&ga);
-	if (err)
-		return ERR_PTR(err);
-	if (S_ISCHR(ga.mode) || S_ISBLK(ga.mode))
-		ninep_dotl_rdev(ga.rdev, &rdev);
-	return ninep_iget(sb, &ga.qid, ga.mode, rdev, NULL, &ga, created);
-}
+#include "file.h"
+#include "inode_dotl.h"
+#include "namei.h"
+#include "acl.h"
+#include "xattr.h"
 
 /*
  * The parent's fid, referenced, to make @dentry's name on the server with
@@ -73,9 +55,9 @@ static u32 ninep_dotl_gid(void)
  * goes with it, so that an existing name is -EEXIST and never opened as
  * if it had been created.
  */
-int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
-			   umode_t mode, unsigned int f_flags,
-			   struct ninep_fid **ofidp)
+static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
+				  umode_t mode, unsigned int f_flags,
+				  struct ninep_fid **ofidp)
 {
 	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
 	struct ninep_acl_pair acls;
@@ -116,6 +98,23 @@ static int ninep_dotl_create(struct ninep_idmap *idmap, struct inode *dir,
 			     struct dentry *dentry, umode_t mode, bool excl)
 {
 	return ninep_dotl_create_file(dir, dentry, mode, O_RDONLY, NULL);
+}
+
+/* ->atomic_open: open(O_CREAT) in one Tlcreate (see ninep_atomic_lookup()). */
+static int ninep_dotl_atomic_open(struct inode *dir, struct dentry *dentry,
+				  struct file *file, unsigned int flags,
+				  umode_t mode)
+{
+	struct ninep_fid *ofid = NULL;
+	struct ninep_atomic ao;
+	int err;
+
+	err = ninep_atomic_lookup(dir, dentry, file, flags, &ao);
+	if (err <= 0)
+		return err;
+	err = ninep_dotl_create_file(dir, ao.dentry, mode,
+				     ninep_cache_open_flags(dir, flags), &ofid);
+	return ninep_atomic_created(dir, file, flags, &ao, ofid, err);
 }
 
 static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
@@ -618,10 +617,10 @@ static const char *ninep_dotl_get_link(struct dentry *dentry,
 	.get_acl	= ninep_acl_get_inode,
 #endif
 
-const struct inode_operations ninep_dotl_dir_iops = {
+static const struct inode_operations ninep_dotl_dir_iops = {
 	.lookup		= ninep_lookup,
 	.create		= ninep_dotl_create,
-	.atomic_open	= ninep_atomic_open,
+	.atomic_open	= ninep_dotl_atomic_open,
 	.link		= ninep_dotl_link,
 	.unlink		= ninep_dotl_unlink,
 	.symlink	= ninep_dotl_symlink,
@@ -636,16 +635,23 @@ const struct inode_operations ninep_dotl_dir_iops = {
 	NINEP_DOTL_ACL_OPS
 };
 
-const struct inode_operations ninep_dotl_file_iops = {
+static const struct inode_operations ninep_dotl_file_iops = {
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
 	.listxattr	= ninep_listxattr,
 	NINEP_DOTL_ACL_OPS
 };
 
-const struct inode_operations ninep_dotl_symlink_iops = {
+static const struct inode_operations ninep_dotl_symlink_iops = {
 	.get_link	= ninep_dotl_get_link,
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
 	.listxattr	= ninep_listxattr,
+};
+
+const struct ninep_iops ninep_dotl_iops = {
+	.dir		= &ninep_dotl_dir_iops,
+	.file		= &ninep_dotl_file_iops,
+	.symlink	= &ninep_dotl_symlink_iops,
+	.file_fops	= &ninep_dotl_file_fops,
 };

@@ -24,6 +24,7 @@
 #include <linux/utsname.h>
 
 #include "v9fs.h"
+#include "lock.h"
 
 #define NINEP_LOCK_RETRY	(HZ / 10)
 

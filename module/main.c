@@ -11,6 +11,8 @@
 #include <linux/fs.h>
 
 #include "v9fs.h"
+#include "namei.h"
+#include "super.h"
 #include "trans.h"
 
 static int __init ninep_init(void)

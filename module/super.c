@@ -19,8 +19,14 @@
 #include <linux/statfs.h>
 
 #include "v9fs.h"
+#include "acl.h"
 #include "addr.h"
 #include "dentry.h"
+#include "inode.h"
+#include "inode_dotl.h"
+#include "namei.h"
+#include "super.h"
+#include "xattr.h"
 #include "trans.h"
 
 enum ninep_param {
@@ -444,6 +450,28 @@ static void ninep_evict_inode(struct inode *inode)
 	ninep_dotl_tmpfile_evict(inode);
 }
 
+/* sb->s_xattr of a 9P2000.L mount. */
+static const struct xattr_handler *ninep_xattr_handlers[] = {
+	&ninep_xattr_user,
+	&ninep_xattr_trusted,
+	&ninep_xattr_security,
+#if !NINEP_HAVE_GET_INODE_ACL
+	/* EOPNOTSUPP unless posixacl: see acl.c. */
+	&ninep_acl_access_handler,
+	&ninep_acl_default_handler,
+#endif
+	NULL
+};
+
+/*
+ * sb->s_xattr of a noxattr mount: no handler, so every name is refused
+ * with EOPNOTSUPP, yet the VFS still asks ninep_listxattr(), which refuses
+ * too (without s_xattr it would answer an empty list).
+ */
+static const struct xattr_handler *ninep_noxattr_handlers[] = {
+	NULL
+};
+
 static const struct super_operations ninep_super_ops = {
 	.alloc_inode	= ninep_alloc_inode,
 	.free_inode	= ninep_free_inode,
@@ -479,6 +507,7 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 		errorfc(fc, "server negotiated a dialect this client cannot use");
 		return -EPROTONOSUPPORT;
 	}
+	s->iops = ninep_dotl(s) ? &ninep_dotl_iops : &ninep_9p2000_iops;
 	ninep_settle_access(s);
 	err = ninep_check_posixacl(fc, s);
 	if (err)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * VFS layer of 9p2000.ko: the session (one per mount), the per-inode and
- * per-open-file state, and the operation tables shared by super.c, inode.c,
- * dir.c and file.c. Everything below talks to the server only through the
- * client API of client.h.
+ * per-open-file state and the helpers every VFS unit needs; each unit
+ * declares what it exports in a header of its own. Everything here talks
+ * to the server only through the client API of client.h.
  */
 #ifndef NINEP_H
 #define NINEP_H
@@ -59,6 +59,17 @@ enum ninep_cache_mode {
 };
 
 /*
+ * The operations an inode of one dialect gets, by file type (inode.c,
+ * inode_dotl.c); special files get the regular files' inode operations.
+ */
+struct ninep_iops {
+	const struct inode_operations *dir;
+	const struct inode_operations *file;
+	const struct inode_operations *symlink;
+	const struct file_operations *file_fops;
+};
+
+/*
  * One mounted file system. The option fields are filled while parsing and
  * then only read; clnt and dialect are set once by fill_super.
  */
@@ -89,6 +100,7 @@ struct ninep_session {
 
 	struct ninep_client *clnt;
 	enum v9p_dialect dialect;	/* negotiated */
+	const struct ninep_iops *iops;	/* the dialect's, set with it */
 	struct fscache_volume *fscache;	/* cache=fscache: the disk cache */
 	atomic_t fscache_writes;	/* writes to it not yet completed */
 };
@@ -204,36 +216,6 @@ static inline struct ninep_fid *ninep_file_fid(const struct file *file)
 			pr_info("%s: " fmt, __func__, ##__VA_ARGS__);	\
 	} while (0)
 
-/* super.c */
-extern struct file_system_type ninep_fs_type;
-
-/* inode.c */
-int ninep_inode_cache_init(void);
-void ninep_inode_cache_exit(void);
-struct inode *ninep_alloc_inode(struct super_block *sb);
-void ninep_free_inode(struct inode *inode);
-struct inode *ninep_inode_from_fid(struct super_block *sb,
-				   struct ninep_fid *fid);
-struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
-			    unsigned int flags);
-int ninep_instantiate_new(struct inode *dir, struct dentry *dentry);
-struct dentry *ninep_instantiate(struct inode *dir, struct dentry *dentry);
-int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
-		      struct kstat *stat, u32 request_mask,
-		      unsigned int query_flags);
-int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
-			 struct iattr *iattr, const struct v9p_stat *st,
-			 const struct v9p_tsetattr *sa);
-struct inode *ninep_iget(struct super_block *sb, const struct v9p_qid *qid,
-			 umode_t mode, dev_t rdev, const struct v9p_stat *st,
-			 const struct v9p_rgetattr *ga, bool created);
-int ninep_remove_dentry(struct dentry *dentry);
-int ninep_remove_fid(struct ninep_fid *fid);
-void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry);
-void ninep_rename_stale(struct inode *old_dir, struct inode *new_dir,
-			struct dentry *old_dentry, struct dentry *new_dentry);
-void ninep_removed(struct inode *dir, struct dentry *dentry, int err);
-
 /* fid.c: the fids of dentries, one per user (two before an open) */
 struct ninep_fid *ninep_session_attach(struct ninep_session *s, kuid_t uid,
 				       struct ninep_fid *afid);
@@ -246,71 +228,5 @@ void ninep_dentry_keep_spare(struct dentry *dentry, struct ninep_fid *fid,
 			     kuid_t uid);
 struct ninep_fid *ninep_fid_take_spare(struct dentry *dentry);
 void ninep_dentry_put_fids(struct dentry *dentry);
-
-int ninep_atomic_open(struct inode *dir, struct dentry *dentry,
-		      struct file *file, unsigned int flags, umode_t mode);
-int ninep_open_created(struct inode *inode, struct file *file);
-
-/* inode_dotl.c: the 9P2000.L inode operations */
-extern const struct inode_operations ninep_dotl_dir_iops;
-extern const struct inode_operations ninep_dotl_file_iops;
-extern const struct inode_operations ninep_dotl_symlink_iops;
-struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
-					struct ninep_fid *fid, bool created);
-int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
-			   umode_t mode, unsigned int f_flags,
-			   struct ninep_fid **ofidp);
-void ninep_dotl_tmpfile_evict(struct inode *inode);
-
-/* xattr.c: 9P2000.L extended attributes */
-extern const struct xattr_handler *ninep_xattr_handlers[];
-extern const struct xattr_handler *ninep_noxattr_handlers[];
-ssize_t ninep_listxattr(struct dentry *dentry, char *list, size_t size);
-ssize_t ninep_xattr_fetch(struct ninep_fid *fid, const char *name,
-			  void **valuep);
-int ninep_xattr_store(struct ninep_fid *fid, const char *name,
-		      const void *value, size_t size, int flags);
-
-/* acl.c: POSIX ACLs (posixacl) */
-struct posix_acl;
-
-struct ninep_acl_pair {
-	struct posix_acl *dflt;		/* a new directory's default ACL */
-	struct posix_acl *access;	/* a new file's access ACL */
-};
-
-struct posix_acl *ninep_acl_get_inode(struct inode *inode, int type, bool rcu);
-#if NINEP_HAVE_GET_INODE_ACL
-struct posix_acl *ninep_acl_get(struct ninep_idmap *idmap,
-				struct dentry *dentry, int type);
-int ninep_acl_set(struct ninep_idmap *idmap, struct dentry *dentry,
-		  struct posix_acl *acl, int type);
-#else
-extern const struct xattr_handler ninep_acl_access_handler;
-extern const struct xattr_handler ninep_acl_default_handler;
-#endif
-int ninep_acl_chmod(struct dentry *dentry, umode_t mode);
-int ninep_acl_prepare(struct inode *dir, umode_t *mode,
-		      struct ninep_acl_pair *acls);
-int ninep_acl_inherit(struct dentry *dentry, struct ninep_acl_pair *acls,
-		      int err);
-
-/* dir.c */
-extern const struct file_operations ninep_dir_fops;
-
-/* file.c */
-extern const struct file_operations ninep_file_fops;
-u8 ninep_open_mode(unsigned int f_flags);
-u32 ninep_dotl_open_flags(unsigned int f_flags);
-unsigned int ninep_cache_open_flags(const struct inode *inode,
-				    unsigned int f_flags);
-int ninep_file_open(struct inode *inode, struct file *file);
-int ninep_file_release(struct inode *inode, struct file *file);
-int ninep_file_fsync(struct file *file, loff_t start, loff_t end, int datasync);
-extern const struct file_operations ninep_dotl_file_fops;
-
-/* lock.c: 9P2000.L locks */
-int ninep_file_lock(struct file *filp, int cmd, struct file_lock *fl);
-int ninep_file_flock(struct file *filp, int cmd, struct file_lock *fl);
 
 #endif /* NINEP_H */

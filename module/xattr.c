@@ -21,6 +21,7 @@
 
 #include "v9fs.h"
 #include "attr.h"
+#include "xattr.h"
 
 /* Read all @len bytes that @xfid (from Txattrwalk) holds into @buf. */
 static int xattr_read(struct ninep_fid *xfid, void *buf, size_t len)
@@ -213,42 +214,20 @@ ssize_t ninep_listxattr(struct dentry *dentry, char *list, size_t size)
 	return n;
 }
 
-static const struct xattr_handler ninep_xattr_user = {
+const struct xattr_handler ninep_xattr_user = {
 	.prefix	= XATTR_USER_PREFIX,
 	.get	= ninep_xattr_get,
 	.set	= ninep_xattr_set,
 };
 
-static const struct xattr_handler ninep_xattr_trusted = {
+const struct xattr_handler ninep_xattr_trusted = {
 	.prefix	= XATTR_TRUSTED_PREFIX,
 	.get	= ninep_xattr_get,
 	.set	= ninep_xattr_set,
 };
 
-static const struct xattr_handler ninep_xattr_security = {
+const struct xattr_handler ninep_xattr_security = {
 	.prefix	= XATTR_SECURITY_PREFIX,
 	.get	= ninep_xattr_get,
 	.set	= ninep_xattr_set,
-};
-
-/* sb->s_xattr of a 9P2000.L mount. */
-const struct xattr_handler *ninep_xattr_handlers[] = {
-	&ninep_xattr_user,
-	&ninep_xattr_trusted,
-	&ninep_xattr_security,
-#if !NINEP_HAVE_GET_INODE_ACL
-	/* EOPNOTSUPP unless posixacl: see acl.c. */
-	&ninep_acl_access_handler,
-	&ninep_acl_default_handler,
-#endif
-	NULL
-};
-
-/*
- * sb->s_xattr of a noxattr mount: no handler, so every name is refused
- * with EOPNOTSUPP, yet the VFS still asks ninep_listxattr(), which refuses
- * too (without s_xattr it would answer an empty list).
- */
-const struct xattr_handler *ninep_noxattr_handlers[] = {
-	NULL
 };
