@@ -83,7 +83,7 @@ for group in "$@"; do
 			$1 == "U" { print "U", o, $2; next }
 			NF == 3 && $2 ~ /^[A-TV-Z]$/ { print "D", o, $3 }'
 	done <"$list" >"$scratch/syms"
-	echo "== ${group#"$top"/}"
+	echo "== ${group//"$top"\//}"
 	awk -v edges_too="$edges_too" '
 	$1 == "D" { def[$3] = $2; next }
 	$1 == "U" { if (($3 in def) && def[$3] != $2) use[$2, def[$3]] = use[$2, def[$3]] " " $3
