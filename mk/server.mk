@@ -44,6 +44,9 @@ $(BUILD)/unit/server_%-serial: tests/unit/server_%.c tests/unit/server_client.c 
 
 SERVER_TESTS += $(SERVER_SERIAL_TESTS)
 
+# server/ files call each other one way only (nm over each file's object).
+SERVER_TESTS += tests/unit/server_layers.sh
+
 # The attack tests once more against v9fsd built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (build/bin/v9fsd-asan): the same sources, with
 # V9FSD_BIN pointing there. build/unit/server_<name>-asan is a small script

@@ -489,7 +489,7 @@ static void req_complete(struct srv_req *req)
 }
 
 /* Send req->tx[0..len) (len <= 0: nothing to send) and retire req. */
-void srv_reply(struct srv_req *req, int len)
+static void srv_reply(struct srv_req *req, int len)
 {
 	if (len > 0)
 		send_bytes(req->conn, req->tx, (uint32_t)len);
@@ -497,7 +497,7 @@ void srv_reply(struct srv_req *req, int len)
 }
 
 /* Rerror (9P2000: text; .u: text and errno) or Rlerror (.L) for -err. */
-void srv_reply_error(struct srv_req *req, int err)
+static void srv_reply_error(struct srv_req *req, int err)
 {
 	struct srv_conn *c = req->conn;
 	struct v9p_fcall *o = &req->out;
@@ -521,17 +521,15 @@ void srv_reply_error(struct srv_req *req, int err)
 	srv_reply(req, len);
 }
 
-int srv_reply_fcall(struct srv_req *req, uint8_t type)
+/* Run req's handler (dispatch.c) and send what it answers. */
+static void run_request(struct srv_req *req)
 {
-	int len;
+	int len = srv_dispatch(req);
 
-	req->out.type = type;
-	req->out.tag = req->tag;
-	len = v9p_pack(&req->out, req->conn->dialect, req->tx, req->bufsize);
 	if (len < 0)
-		return len;
-	srv_reply(req, len);
-	return 0;
+		srv_reply_error(req, len);
+	else
+		srv_reply(req, len);
 }
 
 /* Poke every running request out of a blocking system call. */
@@ -596,6 +594,7 @@ static void handle_flush(struct srv_req *req)
 	struct srv_conn *c = req->conn;
 	uint16_t oldtag = req->in.tflush.oldtag;
 	struct srv_req *old = NULL;
+	int len;
 
 	pthread_mutex_lock(&c->lock);
 	for (struct srv_req *r = c->reqs; r; r = r->next) {
@@ -619,11 +618,17 @@ static void handle_flush(struct srv_req *req)
 	}
 	pthread_mutex_unlock(&c->lock);
 	memset(&req->out, 0, sizeof(req->out));
-	srv_reply_fcall(req, V9P_RFLUSH);
+	req->out.type = V9P_RFLUSH;
+	req->out.tag = req->tag;
+	len = v9p_pack(&req->out, c->dialect, req->tx, req->bufsize);
+	if (len < 0)
+		srv_reply_error(req, len);
+	else
+		srv_reply(req, len);
 }
 
-/* Called by a worker that picked req: false if it was flushed meanwhile. */
-bool srv_req_start(struct srv_req *req)
+/* A worker picked req: run it unless it was flushed meanwhile. */
+static void run_on_worker(struct srv_req *req)
 {
 	struct srv_conn *c = req->conn;
 	bool run;
@@ -635,9 +640,10 @@ bool srv_req_start(struct srv_req *req)
 		req->worker = pthread_self();
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (!run)
+	if (run)
+		run_request(req);
+	else
 		req_complete(req);
-	return run;
 }
 
 static void handle_message(struct srv_conn *c, struct srv_req *req)
@@ -696,9 +702,9 @@ static void handle_message(struct srv_conn *c, struct srv_req *req)
 	if (req->type == V9P_TFLUSH)
 		handle_flush(req);
 	else if (req->state == SRV_REQ_RUNNING)
-		srv_dispatch(req);	/* nothing else in flight: no hand-off */
+		run_request(req);	/* nothing else in flight: no hand-off */
 	else
-		srv_pool_submit(req);
+		srv_pool_submit(req, run_on_worker);
 }
 
 /*

@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -223,6 +224,59 @@ struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid)
 	return f;
 }
 
+/*
+ * Point f at an O_PATH descriptor and its path (both consumed) of the file
+ * st describes (its type and identity); a fresh fid also takes a reference
+ * on user u.
+ */
+void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		  const struct stat *st)
+{
+	mode_t ftype = st->st_mode & S_IFMT;
+
+	f->pfd = pfd;
+	f->path = path;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->ftype = ftype;
+	f->qtype = srv_qid_type(ftype);
+	if (u) {
+		srv_user_get(u);
+		f->user = u;
+	}
+}
+
+/* Fill a fresh fid from an O_PATH descriptor (consumed) and its path. */
+int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		struct v9p_qid *qid)
+{
+	struct stat st;
+
+	if (fstatat(pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		int err = -errno;
+
+		close(pfd);
+		free(path);
+		return err;
+	}
+	srv_qid_from_stat(&st, qid);
+	srv_fid_init(f, pfd, path, u, &st);
+	return 0;
+}
+
+/* The file's attributes, through its open descriptor if it has one. */
+int srv_fid_stat(struct srv_fid *f, struct stat *st)
+{
+	int fd = __atomic_load_n(&f->ofd, __ATOMIC_ACQUIRE);
+
+	if (fd < 0)
+		fd = f->pfd;
+
+	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
 static void fid_free(struct srv_fid *f)
 {
 	pthread_mutex_lock(&all_lock);
@@ -233,8 +287,8 @@ static void fid_free(struct srv_fid *f)
 		close(f->ofd);
 	if (f->pfd >= 0)
 		close(f->pfd);
-	if (f->xattr)
-		srv_xattr_free(f->xattr);
+	if (f->at_free)
+		f->at_free(f);
 	srv_user_put(f->user);
 	free(f->dir_marks);
 	free(f->path);
@@ -296,7 +350,10 @@ int srv_fid_unhash(struct srv_conn *c, struct srv_fid *f)
 	return 0;
 }
 
-/* Tversion and disconnect: clunk every fid (ORCLOSE files are removed). */
+/*
+ * Tversion and disconnect: clunk every fid, each ending as its at_clunk
+ * hook says (an ORCLOSE file is removed, an xattr value committed).
+ */
 void srv_fid_clunk_all(struct srv_conn *c)
 {
 	struct srv_fidtab *t = &c->fids;
@@ -316,12 +373,8 @@ void srv_fid_clunk_all(struct srv_conn *c)
 				break;
 			srv_limit_fid_give();
 			/* nothing is done by name for a fid whose user cannot be taken on */
-			if (srv_user_become(f->user) == 0) {
-				if (f->rclose)
-					srv_do_remove(f);
-				if (f->xattr)
-					srv_xattr_clunk(f);
-			}
+			if (srv_user_become(f->user) == 0 && f->at_clunk)
+				f->at_clunk(f);
 			srv_fid_put(f);
 		}
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * open.c - opening and creating files, shared by Topen/Tcreate (9P2000,
- * .u) and Tlopen/Tlcreate (.L), and hard links (DMLINK, Tlink).
+ * .u) and Tlopen/Tlcreate (.L), hard links (DMLINK, Tlink), renames and
+ * removes by a fid's name.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,52 @@
 
 #include "srv.h"
 #include "ops.h"
+
+uint32_t srv_iounit(struct srv_conn *c)
+{
+	return c->msize - V9P_IOHDRSZ;
+}
+
+/*
+ * Remove the file f names. The name is checked to still lead to the same
+ * inode first, so a remove after a rename behind v9fsd's back does not hit
+ * a different file that took the old name.
+ */
+int srv_do_remove(struct srv_fid *f)
+{
+	struct stat st;
+	const char *base;
+	char *path;
+	int dfd, err = 0;
+
+	if (srv_cfg.readonly)
+		return -EROFS;
+	srv_names_rdlock();
+	path = srv_fid_path(f);
+	if (!path) {
+		err = -ENOMEM;
+		goto out;
+	}
+	dfd = srv_fid_parent(f, path, &base, &st);
+	if (dfd < 0) {
+		err = dfd;
+		goto out;
+	}
+	if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
+		err = -errno;
+	close(dfd);
+out:
+	srv_names_unlock();
+	free(path);
+	return err;
+}
+
+/* ORCLOSE: the file goes at clunk; a remove that fails is not the clunk's. */
+static int remove_at_clunk(struct srv_fid *f)
+{
+	srv_do_remove(f);
+	return 0;
+}
 
 /*
  * Open the file f holds with open(2) flags; f must not be open yet. Only
@@ -58,7 +105,7 @@ int srv_fid_open(struct srv_fid *f, int flags, bool rclose, struct v9p_qid *qid)
 		goto out;
 	}
 	f->oflags = flags;
-	f->rclose = rclose;
+	f->at_clunk = rclose ? remove_at_clunk : NULL;
 	f->dir_off = 0;
 	f->dir_cookie = 0;
 	/* last: Tread and Twrite look at ofd without the lock, then at oflags */
@@ -106,7 +153,7 @@ static int become_child(struct srv_conn *c, struct srv_fid *df, const char *name
 	srv_fid_init(nf, pfd, path, df->user, &st);
 	nf->ofd = fd;
 	nf->oflags = flags;
-	nf->rclose = rclose;
+	nf->at_clunk = rclose ? remove_at_clunk : NULL;
 	srv_qid_from_stat(&st, qid);
 	err = srv_fid_replace(c, df, nf);
 	srv_fid_put(nf);	/* on failure this closes fd and frees path */
@@ -258,27 +305,26 @@ out:
 }
 
 /*
- * The end of Topen, Tlopen, Tcreate and Tlcreate: open the file fid f
+ * The work of Topen, Tlopen, Tcreate and Tlcreate: open the file fid f
  * holds (name NULL), or create name in directory f (see srv_create_in()),
- * mark it for removal at clunk if rclose, and reply rtype with its qid and
- * the iounit.
+ * mark it for removal at clunk if rclose, and give its qid and the iounit.
  */
-int srv_open_reply(struct srv_req *req, struct srv_fid *f, const char *name, int flags,
-		   mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid,
-		   uint32_t *iounit, uint8_t rtype)
+int srv_open_fid(struct srv_conn *c, struct srv_fid *f, const char *name, int flags,
+		 mode_t mode, gid_t gid, bool rclose, struct v9p_qid *qid,
+		 uint32_t *iounit)
 {
 	int err;
 
 	if (rclose && srv_cfg.readonly)
 		return -EROFS;
 	if (name)
-		err = srv_create_in(req->conn, f, name, flags, mode, gid, rclose, qid);
+		err = srv_create_in(c, f, name, flags, mode, gid, rclose, qid);
 	else
 		err = srv_fid_open(f, flags, rclose, qid);
 	if (err < 0)
 		return err;
-	*iounit = srv_iounit(req->conn);
-	return srv_reply_fcall(req, rtype);
+	*iounit = srv_iounit(c);
+	return 0;
 }
 
 /* Give df's number to a fid naming an entry just made by other means. */

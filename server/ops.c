@@ -3,9 +3,8 @@
  * ops.c - the operations every dialect shares: auth, attach, walk, read,
  * write, clunk, remove.
  *
- * Handlers run on worker threads with the fid's user's identity (when
- * v9fsd is root) and reply themselves; a negative return is turned into
- * Rerror/Rlerror by the dispatcher.
+ * Handlers run with the fids dispatch.c looked up, as the first fid's user
+ * (when v9fsd is root); they fill the reply or return a negative errno.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,81 +19,7 @@
 #include "ops.h"
 #include "log.h"
 
-uint32_t srv_iounit(struct srv_conn *c)
-{
-	return c->msize - V9P_IOHDRSZ;
-}
-
-/* Look up fid and act as its user; the caller puts the reference. */
-int srv_get_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
-{
-	struct srv_fid *f = srv_fid_get(req->conn, fid);
-	int err;
-
-	if (!f)
-		return -EBADF;
-	err = srv_user_become(f->user);
-	if (err < 0) {
-		srv_fid_put(f);
-		return err;
-	}
-	*fp = f;
-	return 0;
-}
-
-int srv_fid_stat(struct srv_fid *f, struct stat *st)
-{
-	int fd = __atomic_load_n(&f->ofd, __ATOMIC_ACQUIRE);
-
-	if (fd < 0)
-		fd = f->pfd;
-
-	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	return 0;
-}
-
-/*
- * Point f at an O_PATH descriptor and its path (both consumed) of the file
- * st describes (its type and identity); a fresh fid also takes a reference
- * on user u.
- */
-void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
-		  const struct stat *st)
-{
-	mode_t ftype = st->st_mode & S_IFMT;
-
-	f->pfd = pfd;
-	f->path = path;
-	f->dev = st->st_dev;
-	f->ino = st->st_ino;
-	f->ftype = ftype;
-	f->qtype = srv_qid_type(ftype);
-	if (u) {
-		srv_user_get(u);
-		f->user = u;
-	}
-}
-
-/* Fill a fresh fid from an O_PATH descriptor (consumed) and its path. */
-int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
-		struct v9p_qid *qid)
-{
-	struct stat st;
-
-	if (fstatat(pfd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-		int err = -errno;
-
-		close(pfd);
-		free(path);
-		return err;
-	}
-	srv_qid_from_stat(&st, qid);
-	srv_fid_init(f, pfd, path, u, &st);
-	return 0;
-}
-
-int srv_op_auth(struct srv_req *req)
+int srv_op_auth(struct srv_call *call)
 {
 	/* no authentication: Tattach takes afid NOFID */
 	return -EOPNOTSUPP;
@@ -109,8 +34,13 @@ static bool aname_ok(const struct v9p_str *a)
 	return e && strlen(e) == a->len && memcmp(e, a->s, a->len) == 0;
 }
 
-int srv_op_attach(struct srv_req *req)
+/*
+ * Tattach publishes its new fid itself: its log line says the attach was
+ * made only once the fid is in the table.
+ */
+int srv_op_attach(struct srv_call *call)
 {
+	struct srv_req *req = call->req;
 	struct v9p_tattach *t = &req->in.tattach;
 	struct srv_user *u;
 	struct srv_fid *f;
@@ -154,7 +84,7 @@ int srv_op_attach(struct srv_req *req)
 	srv_user_log_attach(req->conn, t, u, 0);
 	srv_fid_put(f);
 	srv_user_put(u);
-	return srv_reply_fcall(req, V9P_RATTACH);
+	return 0;
 out_fid:
 	srv_fid_put(f);
 out_user:
@@ -266,23 +196,23 @@ static int walk_step(int dfd, const struct v9p_str *name, int *cfd, char **cpath
  * Twalk. The first step goes from the fid's own descriptor (a clone dups
  * it), once its path is known to still lead to it beneath the root, with
  * no fid lock held: a walk waits for no read or open on the fid, and holds
- * the names lock for reading only while it runs; each step costs one openat2() and one fstatat(), as a file's
- * type never changes once known.
+ * the names lock for reading only while it runs; each step costs one
+ * openat2() and one fstatat(), as a file's type never changes once known.
+ * The new fid is complete when the dispatcher enters it in the table (or
+ * swaps it in for fid): it is on the server's list of fids from its start,
+ * so a rename after the names lock is dropped still moves its path.
  */
-int srv_op_walk(struct srv_req *req)
+int srv_op_walk(struct srv_call *call)
 {
-	struct v9p_twalk *t = &req->in.twalk;
-	struct v9p_rwalk *r = &req->out.rwalk;
-	struct srv_fid *f, *nf = NULL;
+	struct v9p_twalk *t = &call->req->in.twalk;
+	struct v9p_rwalk *r = &call->req->out.rwalk;
+	struct srv_fid *f = call->fid[0], *nf;
 	struct stat st;
-	int err, cfd = -1;
+	int err = 0, cfd = -1;
 	char *cpath = NULL;
 	bool locked = false;
 	uint16_t i = 0;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
 	/*
 	 * walk(5) forbids walking an open fid; cloning one into a new fid is
 	 * harmless (the clone is not open), so only fid == newfid is refused.
@@ -322,41 +252,28 @@ int srv_op_walk(struct srv_req *req)
 			i++;
 	}
 	if (i < t->nwname || err < 0) {
-		if (i == 0)
-			goto out;
 		/* a partial walk: qids so far, newfid untouched */
-		srv_names_unlock();
-		locked = false;
 		r->nwqid = i;
-		err = srv_reply_fcall(req, V9P_RWALK);
+		if (i)
+			err = 0;
 		goto out;
 	}
 	r->nwqid = i;
 
-	/* a complete new fid, then published: a walk onto itself swaps it in */
-	nf = srv_fid_new(req->conn, t->newfid, &err);
+	/* a complete new fid: a walk onto itself swaps it in */
+	nf = srv_fid_new(call->conn, t->newfid, &err);
 	if (!nf)
 		goto out;
 	srv_fid_init(nf, cfd, cpath, f->user, &st);
 	cfd = -1;
 	cpath = NULL;
-	if (t->newfid == t->fid)
-		err = srv_fid_replace(req->conn, f, nf);
-	else
-		err = srv_fid_publish(req->conn, nf);
-	if (err < 0)
-		goto out;
-	srv_names_unlock();
-	locked = false;
-	err = srv_reply_fcall(req, V9P_RWALK);
+	call->newfid = nf;
 out:
 	if (locked)
 		srv_names_unlock();
 	if (cfd >= 0)
 		close(cfd);
 	free(cpath);
-	srv_fid_put(nf);
-	srv_fid_put(f);
 	return err;
 }
 
@@ -380,187 +297,110 @@ static bool may_write(const struct srv_fid *f)
 	return (f->oflags & O_ACCMODE) != O_RDONLY;
 }
 
-/* Rread straight into the reply buffer: header first, data after it. */
-static int reply_read(struct srv_req *req, uint32_t count)
+/*
+ * Tread: the data goes straight into the reply buffer, after the header
+ * the dispatcher packs in front of it.
+ */
+int srv_op_read(struct srv_call *call)
 {
-	int hl;
-
-	req->out.type = V9P_RREAD;
-	req->out.tag = req->tag;
-	req->out.rread.count = count;
-	hl = v9p_pack_io_hdr(&req->out, req->tx, req->bufsize);
-	if (hl < 0)
-		return hl;
-	srv_reply(req, hl + (int)count);
-	return 0;
-}
-
-int srv_op_read(struct srv_req *req)
-{
+	struct srv_req *req = call->req;
 	struct v9p_tread *t = &req->in.tread;
 	uint32_t max = req->bufsize - V9P_RREAD_HDRSZ, count = t->count;
-	struct srv_fid *f;
+	uint8_t *data = req->tx + V9P_RREAD_HDRSZ;
+	struct srv_fid *f = call->fid[0];
 	ssize_t n;
-	int err, fd;
+	int fd;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
 	if (count > max)
 		count = max;
 	if (f->xattr) {
-		err = srv_xattr_read(f, t->offset, count, req->tx + V9P_RREAD_HDRSZ);
-		if (err >= 0)
-			err = reply_read(req, (uint32_t)err);
-		goto out;
+		n = srv_xattr_read(f, t->offset, count, data);
+		if (n < 0)
+			return (int)n;
+		goto done;
 	}
 	fd = io_fd(f);
-	if (fd < 0 || !may_read(f)) {
-		err = -EBADF;
-		goto out;
-	}
+	if (fd < 0 || !may_read(f))
+		return -EBADF;
 	if (S_ISDIR(f->ftype)) {
 		uint32_t got = 0;
+		int err;
 
-		if (req->conn->dialect == V9P_9P2000L) {
-			err = -EISDIR;
-			goto out;
-		}
-		err = srv_read_dir_stats(req, f, t->offset, count,
-					 req->tx + V9P_RREAD_HDRSZ, &got);
-		if (err >= 0)
-			err = reply_read(req, got);
-		goto out;
+		if (call->conn->dialect == V9P_9P2000L)
+			return -EISDIR;
+		err = srv_read_dir_stats(call->conn, f, t->offset, count, data, &got);
+		if (err < 0)
+			return err;
+		n = got;
+		goto done;
 	}
-	if (t->offset > (uint64_t)INT64_MAX) {
-		err = -EINVAL;
-		goto out;
-	}
+	if (t->offset > (uint64_t)INT64_MAX)
+		return -EINVAL;
 	if (S_ISREG(f->ftype))
-		n = pread(fd, req->tx + V9P_RREAD_HDRSZ, count, (off_t)t->offset);
+		n = pread(fd, data, count, (off_t)t->offset);
 	else
-		n = read(fd, req->tx + V9P_RREAD_HDRSZ, count);
-	if (n < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = reply_read(req, (uint32_t)n);
-out:
-	srv_fid_put(f);
-	return err;
+		n = read(fd, data, count);
+	if (n < 0)
+		return -errno;
+done:
+	req->out.rread.count = (uint32_t)n;
+	return 0;
 }
 
-int srv_op_write(struct srv_req *req)
+int srv_op_write(struct srv_call *call)
 {
-	struct v9p_twrite *t = &req->in.twrite;
-	struct srv_fid *f;
+	struct v9p_twrite *t = &call->req->in.twrite;
+	struct srv_fid *f = call->fid[0];
 	ssize_t n;
 	int err, fd;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
 	if (f->xattr) {
 		err = srv_xattr_write(f, t->offset, t->count, t->data);
 		if (err < 0)
-			goto out;
+			return err;
 		n = t->count;
-		goto reply;
+		goto done;
 	}
 	fd = io_fd(f);
-	if (fd < 0 || !may_write(f)) {
-		err = -EBADF;
-		goto out;
-	}
-	if (t->offset > (uint64_t)INT64_MAX) {
-		err = -EINVAL;
-		goto out;
-	}
+	if (fd < 0 || !may_write(f))
+		return -EBADF;
+	if (t->offset > (uint64_t)INT64_MAX)
+		return -EINVAL;
 	if (S_ISREG(f->ftype) && !(f->oflags & O_APPEND))
 		n = pwrite(fd, t->data, t->count, (off_t)t->offset);
 	else
 		n = write(fd, t->data, t->count);
-	if (n < 0) {
-		err = -errno;
-		goto out;
-	}
-reply:
-	req->out.rwrite.count = (uint32_t)n;
-	err = srv_reply_fcall(req, V9P_RWRITE);
-out:
-	srv_fid_put(f);
-	return err;
-}
-
-/*
- * Remove the file f names. The name is checked to still lead to the same
- * inode first, so a remove after a rename behind v9fsd's back does not hit
- * a different file that took the old name.
- */
-int srv_do_remove(struct srv_fid *f)
-{
-	struct stat st;
-	const char *base;
-	char *path;
-	int dfd, err = 0;
-
-	if (srv_cfg.readonly)
-		return -EROFS;
-	srv_names_rdlock();
-	path = srv_fid_path(f);
-	if (!path) {
-		err = -ENOMEM;
-		goto out;
-	}
-	dfd = srv_fid_parent(f, path, &base, &st);
-	if (dfd < 0) {
-		err = dfd;
-		goto out;
-	}
-	if (unlinkat(dfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
-		err = -errno;
-	close(dfd);
-out:
-	srv_names_unlock();
-	free(path);
-	return err;
+	if (n < 0)
+		return -errno;
+done:
+	call->req->out.rwrite.count = (uint32_t)n;
+	return 0;
 }
 
 /*
  * Tclunk and Tremove: the fid goes away first (its number is free at once)
  * whether or not the remove works; its descriptors close with the last
- * reference. A clunk removes an ORCLOSE file and commits an xattr fid.
+ * reference. A clunk ends the fid as its at_clunk hook says (an ORCLOSE
+ * file is removed, an xattr fid commits); a remove does not run it.
  */
-static int fid_end(struct srv_req *req, uint32_t fid, bool remove, uint8_t rtype)
+int srv_op_clunk(struct srv_call *call)
 {
-	struct srv_fid *f;
+	struct srv_fid *f = call->fid[0];
 	int err;
 
-	err = srv_get_fid(req, fid, &f);
-	if (err < 0)
-		return err;
-	err = srv_fid_unhash(req->conn, f);
-	if (err == 0 && remove) {
+	err = srv_fid_unhash(call->conn, f);
+	if (err == 0 && f->at_clunk)
+		err = f->at_clunk(f);
+	return err;
+}
+
+int srv_op_remove(struct srv_call *call)
+{
+	struct srv_fid *f = call->fid[0];
+	int err;
+
+	err = srv_fid_unhash(call->conn, f);
+	if (err == 0)
 		err = srv_do_remove(f);
-		f->rclose = false;
-	} else if (err == 0) {
-		if (f->rclose)
-			srv_do_remove(f);
-		if (f->xattr)
-			err = srv_xattr_clunk(f);
-	}
-	srv_fid_put(f);
-	if (err < 0)
-		return err;
-	return srv_reply_fcall(req, rtype);
-}
-
-int srv_op_clunk(struct srv_req *req)
-{
-	return fid_end(req, req->in.tclunk.fid, false, V9P_RCLUNK);
-}
-
-int srv_op_remove(struct srv_req *req)
-{
-	return fid_end(req, req->in.tremove.fid, true, V9P_RREMOVE);
+	return err;
 }

@@ -33,6 +33,9 @@ struct stat_strs {
 	char ext[PATH_MAX + 32];
 };
 
+_Static_assert(sizeof(struct stat_strs) <= sizeof(((struct srv_call *)0)->strs),
+	       "a stat record's strings fit in a call's room for them");
+
 static uint32_t mode_to_9p(mode_t m, enum v9p_dialect d)
 {
 	uint32_t r = m & 0777;
@@ -120,29 +123,25 @@ static const char *fid_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int srv_op_stat(struct srv_req *req)
+/* The strings of Rstat live in the request until its reply is packed. */
+int srv_op_stat(struct srv_call *call)
 {
-	struct srv_fid *f;
+	struct srv_fid *f = call->fid[0];
 	struct stat st;
-	struct stat_strs ss;
-	char *path = NULL;
+	char *path;
 	int err;
 
-	err = srv_get_fid(req, req->in.tstat.fid, &f);
+	err = srv_fid_stat(f, &st);
 	if (err < 0)
 		return err;
-	err = srv_fid_stat(f, &st);
-	if (err == 0 && !(path = srv_fid_path(f)))
-		err = -ENOMEM;
-	if (err == 0) {
-		/* the name is copied into ss: path may go */
-		build_stat(req->conn->dialect, &st, fid_name(path), f->pfd, "",
-			   &req->out.rstat.stat, &ss);
-		free(path);
-		err = srv_reply_fcall(req, V9P_RSTAT);
-	}
-	srv_fid_put(f);
-	return err;
+	path = srv_fid_path(f);
+	if (!path)
+		return -ENOMEM;
+	/* the name is copied into the strings: path may go */
+	build_stat(call->conn->dialect, &st, fid_name(path), f->pfd, "",
+		   &call->req->out.rstat.stat, (struct stat_strs *)call->strs);
+	free(path);
+	return 0;
 }
 
 /* Topen mode to open(2) flags. */
@@ -158,20 +157,13 @@ static int omode_to_flags(uint8_t mode)
 	return flags;
 }
 
-int srv_op_open(struct srv_req *req)
+int srv_op_open(struct srv_call *call)
 {
-	struct v9p_topen *t = &req->in.topen;
-	struct srv_fid *f;
-	int err;
+	struct v9p_topen *t = &call->req->in.topen;
+	struct v9p_ropen *r = &call->req->out.ropen;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
-	err = srv_open_reply(req, f, NULL, omode_to_flags(t->mode), 0, (gid_t)-1,
-			     t->mode & V9P_ORCLOSE, &req->out.ropen.qid,
-			     &req->out.ropen.iounit, V9P_ROPEN);
-	srv_fid_put(f);
-	return err;
+	return srv_open_fid(call->conn, call->fid[0], NULL, omode_to_flags(t->mode), 0,
+			    (gid_t)-1, t->mode & V9P_ORCLOSE, &r->qid, &r->iounit);
 }
 
 /* .u special files: symlink, hard link, device, fifo, socket. */
@@ -189,7 +181,7 @@ static mode_t perm_to_mode(uint32_t perm)
 	return mode;
 }
 
-static int create_special(struct srv_req *req, struct srv_fid *df, const char *name,
+static int create_special(struct srv_call *call, struct srv_fid *df, const char *name,
 			  uint32_t perm, const struct v9p_str *ext)
 {
 	char buf[PATH_MAX + 1];
@@ -208,7 +200,7 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 
 		if (end == buf || (*end && *end != '\n'))
 			return -EINVAL;
-		target = srv_fid_get(req->conn, (uint32_t)n);
+		target = srv_fid_get(call->conn, (uint32_t)n);
 		if (!target)
 			return -EBADF;
 	}
@@ -250,49 +242,35 @@ static int create_special(struct srv_req *req, struct srv_fid *df, const char *n
 	srv_fid_put(target);
 	if (err < 0)
 		return err;
-	return srv_become_child(req->conn, df, name, &req->out.rcreate.qid);
+	return srv_become_child(call->conn, df, name, &call->req->out.rcreate.qid);
 }
 
-int srv_op_create(struct srv_req *req)
+int srv_op_create(struct srv_call *call)
 {
-	struct v9p_tcreate *t = &req->in.tcreate;
-	char name[NAME_MAX + 1];
-	struct srv_fid *f;
+	struct v9p_tcreate *t = &call->req->in.tcreate;
+	struct v9p_rcreate *r = &call->req->out.rcreate;
+	const char *name = call->name[0];
+	struct srv_fid *f = call->fid[0];
 	uint32_t special = V9P_DMSYMLINK | V9P_DMLINK | V9P_DMDEVICE |
 			   V9P_DMNAMEDPIPE | V9P_DMSOCKET;
 	int err, flags;
-	mode_t mode;
 
-	err = srv_check_name(&t->name, name);
-	if (err < 0)
+	if (call->conn->dialect == V9P_9P2000U && (t->perm & special)) {
+		err = create_special(call, f, name, t->perm, &t->extension);
+		if (err == 0)
+			r->iounit = srv_iounit(call->conn);
 		return err;
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
-	if (req->conn->dialect == V9P_9P2000U && (t->perm & special)) {
-		err = create_special(req, f, name, t->perm, &t->extension);
-		if (err == 0) {
-			req->out.rcreate.iounit = srv_iounit(req->conn);
-			err = srv_reply_fcall(req, V9P_RCREATE);
-		}
-		goto out;
 	}
-	mode = perm_to_mode(t->perm);
 	if (t->perm & V9P_DMDIR) {
 		/* a directory can only be created for reading */
-		if ((t->mode & 3) != V9P_OREAD && (t->mode & 3) != V9P_OEXEC) {
-			err = -EISDIR;
-			goto out;
-		}
+		if ((t->mode & 3) != V9P_OREAD && (t->mode & 3) != V9P_OEXEC)
+			return -EISDIR;
 		flags = O_DIRECTORY;
 	} else {
 		flags = omode_to_flags(t->mode) | O_EXCL;
 	}
-	err = srv_open_reply(req, f, name, flags, mode, (gid_t)-1, t->mode & V9P_ORCLOSE,
-			     &req->out.rcreate.qid, &req->out.rcreate.iounit, V9P_RCREATE);
-out:
-	srv_fid_put(f);
-	return err;
+	return srv_open_fid(call->conn, f, name, flags, perm_to_mode(t->perm), (gid_t)-1,
+			    t->mode & V9P_ORCLOSE, &r->qid, &r->iounit);
 }
 
 static int lookup_uid_name(const struct v9p_str *s, uid_t *uid)
@@ -399,39 +377,33 @@ static int wstat_times(struct srv_fid *f, struct timespec ts[2], bool truncated)
 	return srv_set_times(f, ts);
 }
 
-int srv_op_wstat(struct srv_req *req)
+int srv_op_wstat(struct srv_call *call)
 {
-	struct v9p_twstat *t = &req->in.twstat;
-	struct v9p_stat *s = &t->stat;
+	struct v9p_stat *s = &call->req->in.twstat.stat;
+	enum v9p_dialect d = call->conn->dialect;
+	struct srv_fid *f = call->fid[0];
+	char *name = call->name[0];
 	uid_t uid = (uid_t)-1;
 	gid_t gid = (gid_t)-1;
-	struct srv_fid *f;
-	char name[NAME_MAX + 1];
 	int err;
-
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
 
 	/* check what can be checked before changing anything */
 	if (s->name.len) {
 		err = srv_check_name(&s->name, name);
 		if (err < 0)
-			goto out;
+			return err;
 	}
-	if (req->conn->dialect == V9P_9P2000U && s->n_uid != V9P_NONUNAME)
+	if (d == V9P_9P2000U && s->n_uid != V9P_NONUNAME)
 		uid = s->n_uid;
 	else if (s->uid.len && (err = lookup_uid_name(&s->uid, &uid)) < 0)
-		goto out;
-	if (req->conn->dialect == V9P_9P2000U && s->n_gid != V9P_NONUNAME)
+		return err;
+	if (d == V9P_9P2000U && s->n_gid != V9P_NONUNAME)
 		gid = s->n_gid;
 	else if (s->gid.len && (err = lookup_gid_name(&s->gid, &gid)) < 0)
-		goto out;
+		return err;
 
-	if (s->mode != ~(uint32_t)0 && !!(s->mode & V9P_DMDIR) != !!S_ISDIR(f->ftype)) {
-		err = -EINVAL;
-		goto out;
-	}
+	if (s->mode != ~(uint32_t)0 && !!(s->mode & V9P_DMDIR) != !!S_ISDIR(f->ftype))
+		return -EINVAL;
 
 	if (wstat_is_null(s, uid, gid)) {
 		/*
@@ -443,7 +415,7 @@ int srv_op_wstat(struct srv_req *req)
 		srv_set_owner(f, (uid_t)-1, (gid_t)-1);
 		if (f->ofd >= 0)
 			fsync(f->ofd);
-		goto done;
+		return 0;
 	}
 	/*
 	 * owner before mode (a chown clears the set-id bits a mode may set),
@@ -452,19 +424,19 @@ int srv_op_wstat(struct srv_req *req)
 	if (uid != (uid_t)-1 || gid != (gid_t)-1) {
 		err = srv_set_owner(f, uid, gid);
 		if (err < 0)
-			goto out;
+			return err;
 	}
 	if (s->mode != ~(uint32_t)0) {
 		err = srv_set_mode(f, perm_to_mode(s->mode));
 		if (err == -EPERM)
 			err = srv_drop_setid(f, perm_to_mode(s->mode));
 		if (err < 0)
-			goto out;
+			return err;
 	}
 	if (s->length != ~(uint64_t)0) {
 		err = srv_set_size(f, s->length);
 		if (err < 0)
-			goto out;
+			return err;
 	}
 	if (s->atime != ~(uint32_t)0 || s->mtime != ~(uint32_t)0) {
 		struct timespec ts[2] = {
@@ -478,27 +450,12 @@ int srv_op_wstat(struct srv_req *req)
 			ts[1].tv_nsec = UTIME_OMIT;
 		err = wstat_times(f, ts, s->length != ~(uint64_t)0);
 		if (err < 0)
-			goto out;
+			return err;
 	}
-	if (s->name.len) {
-		err = wstat_rename(f, name);
-		if (err < 0)
-			goto out;
-	}
-done:
-	err = srv_reply_fcall(req, V9P_RWSTAT);
-out:
-	srv_fid_put(f);
-	return err;
+	if (s->name.len)
+		return wstat_rename(f, name);
+	return 0;
 }
-
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 #define SRV_MAX_DIRMARKS (1u << 18)
 
@@ -552,10 +509,10 @@ static bool dir_seek(struct srv_fid *f, uint64_t off)
  * as a getdents cookie, so entries added or removed meanwhile do not shift
  * the ones not yet read.
  */
-int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
+int srv_read_dir_stats(struct srv_conn *c, struct srv_fid *f, uint64_t off,
 		       uint32_t count, uint8_t *buf, uint32_t *got)
 {
-	enum v9p_dialect d = req->conn->dialect;
+	enum v9p_dialect d = c->dialect;
 	char dbuf[8192];
 	struct stat_strs *ss;
 	uint32_t used = 0;

@@ -51,40 +51,13 @@ static int dotl_to_flags(uint32_t l)
 	return flags;
 }
 
-/* A directory fid that is not open, for the *at() operations. */
-static int get_dir_fid(struct srv_req *req, uint32_t fid, struct srv_fid **fp)
+int srv_op_statfs(struct srv_call *call)
 {
-	int err = srv_get_fid(req, fid, fp);
-
-	if (err < 0)
-		return err;
-	if (!S_ISDIR((*fp)->ftype)) {
-		srv_fid_put(*fp);
-		return -ENOTDIR;
-	}
-	/* a directory moved out of the export is out of reach */
-	err = srv_fid_beneath(*fp);
-	if (err < 0) {
-		srv_fid_put(*fp);
-		return err;
-	}
-	return 0;
-}
-
-int srv_op_statfs(struct srv_req *req)
-{
-	struct v9p_rstatfs *r = &req->out.rstatfs;
-	struct srv_fid *f;
+	struct v9p_rstatfs *r = &call->req->out.rstatfs;
 	struct statfs sf;
-	int err;
 
-	err = srv_get_fid(req, req->in.tstatfs.fid, &f);
-	if (err < 0)
-		return err;
-	if (fstatfs(f->pfd, &sf) < 0) {
-		err = -errno;
-		goto out;
-	}
+	if (fstatfs(call->fid[0]->pfd, &sf) < 0)
+		return -errno;
 	r->type = (uint32_t)sf.f_type;
 	r->bsize = (uint32_t)sf.f_bsize;
 	r->blocks = sf.f_blocks;
@@ -95,70 +68,45 @@ int srv_op_statfs(struct srv_req *req)
 	r->fsid = (uint64_t)(uint32_t)sf.f_fsid.__val[0] |
 		  (uint64_t)(uint32_t)sf.f_fsid.__val[1] << 32;
 	r->namelen = (uint32_t)sf.f_namelen;
-	err = srv_reply_fcall(req, V9P_RSTATFS);
-out:
-	srv_fid_put(f);
-	return err;
+	return 0;
 }
 
-int srv_op_lopen(struct srv_req *req)
+int srv_op_lopen(struct srv_call *call)
 {
-	struct v9p_tlopen *t = &req->in.tlopen;
-	struct srv_fid *f;
-	int err;
+	struct v9p_tlopen *t = &call->req->in.tlopen;
+	struct v9p_rlopen *r = &call->req->out.rlopen;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
-	err = srv_open_reply(req, f, NULL, dotl_to_flags(t->flags) & ~(O_CREAT | O_EXCL), 0,
-			     (gid_t)-1, false, &req->out.rlopen.qid, &req->out.rlopen.iounit,
-			     V9P_RLOPEN);
-	srv_fid_put(f);
-	return err;
+	return srv_open_fid(call->conn, call->fid[0], NULL,
+			    dotl_to_flags(t->flags) & ~(O_CREAT | O_EXCL), 0, (gid_t)-1, false,
+			    &r->qid, &r->iounit);
 }
 
-int srv_op_lcreate(struct srv_req *req)
+int srv_op_lcreate(struct srv_call *call)
 {
-	struct v9p_tlcreate *t = &req->in.tlcreate;
-	char name[NAME_MAX + 1];
-	struct srv_fid *f;
-	int err;
+	struct v9p_tlcreate *t = &call->req->in.tlcreate;
+	struct v9p_rlcreate *r = &call->req->out.rlcreate;
 
-	err = srv_check_name(&t->name, name);
-	if (err < 0)
-		return err;
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
-	err = srv_open_reply(req, f, name, dotl_to_flags(t->flags) & ~O_DIRECTORY,
-			     t->mode & 07777,
-			     t->gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)t->gid, false,
-			     &req->out.rlcreate.qid, &req->out.rlcreate.iounit, V9P_RLCREATE);
-	srv_fid_put(f);
-	return err;
+	return srv_open_fid(call->conn, call->fid[0], call->name[0],
+			    dotl_to_flags(t->flags) & ~O_DIRECTORY, t->mode & 07777,
+			    t->gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)t->gid, false,
+			    &r->qid, &r->iounit);
 }
 
 /*
- * Tsymlink, Tmknod and Tmkdir: make name (checked by the caller) in
- * directory fid dfid: a symlink to target when target is not NULL, else a
- * directory or a node of mode, in the client's group (srv_become_creator()),
- * and reply with its qid.
+ * Tsymlink, Tmknod and Tmkdir: make name in directory fid d: a symlink to
+ * target when target is not NULL, else a directory or a node of mode, in
+ * the client's group (srv_become_creator()), and give its qid.
  */
-static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
-		      const char *target, mode_t mode, dev_t dev, uint32_t gid,
-		      struct v9p_qid *qid, uint8_t rtype)
+static int make_entry(struct srv_fid *d, const char *name, const char *target,
+		      mode_t mode, dev_t dev, uint32_t gid, struct v9p_qid *qid)
 {
-	struct srv_fid *d;
 	struct stat st;
 	int err, r, efd;
 
-	err = get_dir_fid(req, dfid, &d);
-	if (err < 0)
-		return err;
 	err = srv_become_creator(d->user, gid == V9P_NONUNAME ? (gid_t)-1 : (gid_t)gid);
 	if (err < 0) {
 		srv_user_become(d->user);
-		goto out;
+		return err;
 	}
 	/* a symlink's target is only text: it is never resolved on this side */
 	if (target)
@@ -173,93 +121,75 @@ static int make_entry(struct srv_req *req, uint32_t dfid, const char *name,
 	if (err == 0)
 		err = r;
 	if (err < 0)
-		goto out;
+		return err;
 	efd = srv_open_beneath(d->pfd, name, O_PATH, 0);
-	if (efd < 0) {
-		err = efd;
-		goto out;
-	}
-	if (fstat(efd, &st) < 0) {
+	if (efd < 0)
+		return efd;
+	if (fstat(efd, &st) < 0)
 		err = -errno;
-	} else {
+	else
 		srv_qid_from_stat(&st, qid);
-		err = srv_reply_fcall(req, rtype);
-	}
 	close(efd);
-out:
-	srv_fid_put(d);
 	return err;
 }
 
-int srv_op_symlink(struct srv_req *req)
+/* Before the directory fid is looked up: a target is one to PATH_MAX bytes. */
+int srv_check_symlink(const struct v9p_fcall *in)
 {
-	struct v9p_tsymlink *t = &req->in.tsymlink;
-	char name[NAME_MAX + 1], *target;
-	int err;
+	const struct v9p_str *tgt = &in->tsymlink.symtgt;
 
-	err = srv_check_name(&t->name, name);
-	if (err < 0)
-		return err;
-	if (t->symtgt.len == 0 || t->symtgt.len > PATH_MAX)
-		return t->symtgt.len ? -ENAMETOOLONG : -ENOENT;
-	target = strndup(t->symtgt.s, t->symtgt.len);
-	if (!target)
-		return -ENOMEM;
-	err = make_entry(req, t->fid, name, target, 0, 0, t->gid,
-			 &req->out.rsymlink.qid, V9P_RSYMLINK);
-	free(target);
-	return err;
+	if (tgt->len == 0 || tgt->len > PATH_MAX)
+		return tgt->len ? -ENAMETOOLONG : -ENOENT;
+	return 0;
 }
 
-int srv_op_mknod(struct srv_req *req)
+int srv_op_symlink(struct srv_call *call)
 {
-	struct v9p_tmknod *t = &req->in.tmknod;
-	char name[NAME_MAX + 1];
-	mode_t type = t->mode & S_IFMT;
-	int err;
+	struct v9p_tsymlink *t = &call->req->in.tsymlink;
+	char target[PATH_MAX + 1];
 
-	err = srv_check_name(&t->name, name);
-	if (err < 0)
-		return err;
+	memcpy(target, t->symtgt.s, t->symtgt.len);
+	target[t->symtgt.len] = '\0';
+	return make_entry(call->fid[0], call->name[0], target, 0, 0, t->gid,
+			  &call->req->out.rsymlink.qid);
+}
+
+/* Before the directory fid is looked up: only files, devices, fifos, sockets. */
+int srv_check_mknod(const struct v9p_fcall *in)
+{
+	mode_t type = in->tmknod.mode & S_IFMT;
+
 	if (type != S_IFREG && type != S_IFCHR && type != S_IFBLK &&
 	    type != S_IFIFO && type != S_IFSOCK)
 		return -EINVAL;
-	return make_entry(req, t->dfid, name, NULL, type | (t->mode & 07777),
-			  makedev(t->major, t->minor), t->gid, &req->out.rmknod.qid, V9P_RMKNOD);
+	return 0;
 }
 
-int srv_op_mkdir(struct srv_req *req)
+int srv_op_mknod(struct srv_call *call)
 {
-	struct v9p_tmkdir *t = &req->in.tmkdir;
-	char name[NAME_MAX + 1];
-	int err;
+	struct v9p_tmknod *t = &call->req->in.tmknod;
 
-	err = srv_check_name(&t->name, name);
-	if (err < 0)
-		return err;
-	return make_entry(req, t->dfid, name, NULL, S_IFDIR | (t->mode & 07777), 0,
-			  t->gid, &req->out.rmkdir.qid, V9P_RMKDIR);
+	return make_entry(call->fid[0], call->name[0], NULL,
+			  (t->mode & S_IFMT) | (t->mode & 07777), makedev(t->major, t->minor),
+			  t->gid, &call->req->out.rmknod.qid);
 }
 
-int srv_op_rename(struct srv_req *req)
+int srv_op_mkdir(struct srv_call *call)
 {
-	struct v9p_trename *t = &req->in.trename;
-	char name[NAME_MAX + 1], *opath = NULL, *odir = NULL, *dpath = NULL;
-	struct srv_fid *f, *d = NULL;
+	struct v9p_tmkdir *t = &call->req->in.tmkdir;
+
+	return make_entry(call->fid[0], call->name[0], NULL, S_IFDIR | (t->mode & 07777), 0,
+			  t->gid, &call->req->out.rmkdir.qid);
+}
+
+/* Trename: fid[0] the file, fid[1] the directory it goes to. */
+int srv_op_rename(struct srv_call *call)
+{
+	struct srv_fid *f = call->fid[0], *d = call->fid[1];
+	char *opath, *odir = NULL, *dpath;
 	const char *base;
 	int err, ofd;
 
-	err = srv_check_name(&t->name, name);
-	if (err < 0)
-		return err;
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
-	err = get_dir_fid(req, t->dfid, &d);
-	if (err < 0) {
-		srv_fid_put(f);
-		return err;
-	}
 	srv_names_wrlock();
 	opath = srv_fid_path(f);
 	dpath = srv_fid_path(d);
@@ -272,144 +202,79 @@ int srv_op_rename(struct srv_req *req)
 		err = ofd;
 		goto out;
 	}
-	err = srv_rename_names(ofd, odir, base, d->pfd, dpath, name);
+	err = srv_rename_names(ofd, odir, base, d->pfd, dpath, call->name[0]);
 	close(ofd);
 out:
 	srv_names_unlock();
-	if (err == 0)
-		err = srv_reply_fcall(req, V9P_RRENAME);
 	free(opath);
 	free(odir);
 	free(dpath);
-	srv_fid_put(d);
-	srv_fid_put(f);
 	return err;
 }
 
-int srv_op_renameat(struct srv_req *req)
+int srv_op_renameat(struct srv_call *call)
 {
-	struct v9p_trenameat *t = &req->in.trenameat;
-	char oname[NAME_MAX + 1], nname[NAME_MAX + 1], *op, *np;
-	struct srv_fid *od, *nd;
+	struct srv_fid *od = call->fid[0], *nd = call->fid[1];
+	char *op, *np;
 	int err;
 
-	err = srv_check_name(&t->oldname, oname);
-	if (err < 0)
-		return err;
-	err = srv_check_name(&t->newname, nname);
-	if (err < 0)
-		return err;
-	err = get_dir_fid(req, t->olddirfid, &od);
-	if (err < 0)
-		return err;
-	err = get_dir_fid(req, t->newdirfid, &nd);
-	if (err < 0) {
-		srv_fid_put(od);
-		return err;
-	}
 	srv_names_wrlock();
 	op = srv_fid_path(od);
 	np = srv_fid_path(nd);
-	err = op && np ? srv_rename_names(od->pfd, op, oname, nd->pfd, np, nname) : -ENOMEM;
+	err = op && np ? srv_rename_names(od->pfd, op, call->name[0], nd->pfd, np,
+					  call->name[1]) : -ENOMEM;
 	srv_names_unlock();
 	free(op);
 	free(np);
-	if (err == 0)
-		err = srv_reply_fcall(req, V9P_RRENAMEAT);
-	srv_fid_put(nd);
-	srv_fid_put(od);
 	return err;
 }
 
-int srv_op_unlinkat(struct srv_req *req)
+int srv_op_unlinkat(struct srv_call *call)
 {
-	struct v9p_tunlinkat *t = &req->in.tunlinkat;
-	char name[NAME_MAX + 1];
-	struct srv_fid *d;
-	int err;
+	struct v9p_tunlinkat *t = &call->req->in.tunlinkat;
 
-	err = srv_check_name(&t->name, name);
-	if (err < 0)
-		return err;
-	err = get_dir_fid(req, t->dirfid, &d);
-	if (err < 0)
-		return err;
-	if (unlinkat(d->pfd, name, (t->flags & V9P_DOTL_AT_REMOVEDIR) ? AT_REMOVEDIR : 0) < 0)
-		err = -errno;
-	else
-		err = srv_reply_fcall(req, V9P_RUNLINKAT);
-	srv_fid_put(d);
-	return err;
+	if (unlinkat(call->fid[0]->pfd, call->name[0],
+		     (t->flags & V9P_DOTL_AT_REMOVEDIR) ? AT_REMOVEDIR : 0) < 0)
+		return -errno;
+	return 0;
 }
 
-int srv_op_link(struct srv_req *req)
+/* Tlink: fid[0] the directory, fid[1] the file linked to. */
+int srv_op_link(struct srv_call *call)
 {
-	struct v9p_tlink *t = &req->in.tlink;
-	char name[NAME_MAX + 1];
-	struct srv_fid *d, *f;
 	int err;
 
-	err = srv_check_name(&t->name, name);
-	if (err < 0)
-		return err;
-	err = get_dir_fid(req, t->dfid, &d);
-	if (err < 0)
-		return err;
-	f = srv_fid_get(req->conn, t->fid);
-	if (!f) {
-		srv_fid_put(d);
-		return -EBADF;
-	}
 	srv_names_rdlock();
-	err = srv_link_fid(f, d->pfd, name);
+	err = srv_link_fid(call->fid[1], call->fid[0]->pfd, call->name[0]);
 	srv_names_unlock();
-	if (err == 0)
-		err = srv_reply_fcall(req, V9P_RLINK);
-	srv_fid_put(f);
-	srv_fid_put(d);
 	return err;
 }
 
-int srv_op_readlink(struct srv_req *req)
+int srv_op_readlink(struct srv_call *call)
 {
-	char buf[PATH_MAX + 1];
-	struct srv_fid *f;
+	struct srv_fid *f = call->fid[0];
+	char *buf = call->strs;
 	ssize_t n;
-	int err;
 
-	err = srv_get_fid(req, req->in.treadlink.fid, &f);
-	if (err < 0)
-		return err;
-	if (!S_ISLNK(f->ftype)) {
-		err = -EINVAL;
-		goto out;
-	}
-	n = readlinkat(f->pfd, "", buf, sizeof(buf) - 1);
-	if (n < 0) {
-		err = -errno;
-		goto out;
-	}
-	req->out.rreadlink.target.s = buf;
-	req->out.rreadlink.target.len = (uint16_t)n;
-	err = srv_reply_fcall(req, V9P_RREADLINK);
-out:
-	srv_fid_put(f);
-	return err;
+	if (!S_ISLNK(f->ftype))
+		return -EINVAL;
+	n = readlinkat(f->pfd, "", buf, PATH_MAX);
+	if (n < 0)
+		return -errno;
+	call->req->out.rreadlink.target.s = buf;
+	call->req->out.rreadlink.target.len = (uint16_t)n;
+	return 0;
 }
 
-int srv_op_getattr(struct srv_req *req)
+int srv_op_getattr(struct srv_call *call)
 {
-	struct v9p_rgetattr *r = &req->out.rgetattr;
-	struct srv_fid *f;
+	struct v9p_rgetattr *r = &call->req->out.rgetattr;
 	struct stat st;
 	int err;
 
-	err = srv_get_fid(req, req->in.tgetattr.fid, &f);
+	err = srv_fid_stat(call->fid[0], &st);
 	if (err < 0)
 		return err;
-	err = srv_fid_stat(f, &st);
-	if (err < 0)
-		goto out;
 	memset(r, 0, sizeof(*r));
 	r->valid = V9P_GETATTR_BASIC;
 	srv_qid_from_stat(&st, &r->qid);
@@ -427,42 +292,36 @@ int srv_op_getattr(struct srv_req *req)
 	r->mtime_nsec = (uint64_t)st.st_mtim.tv_nsec;
 	r->ctime_sec = (uint64_t)st.st_ctim.tv_sec;
 	r->ctime_nsec = (uint64_t)st.st_ctim.tv_nsec;
-	err = srv_reply_fcall(req, V9P_RGETATTR);
-out:
-	srv_fid_put(f);
-	return err;
+	return 0;
 }
 
 /*
  * Tsetattr: owner before mode (chown clears set-id bits), size before
  * times (truncation moves mtime).
  */
-int srv_op_setattr(struct srv_req *req)
+int srv_op_setattr(struct srv_call *call)
 {
-	struct v9p_tsetattr *t = &req->in.tsetattr;
-	struct srv_fid *f;
+	struct v9p_tsetattr *t = &call->req->in.tsetattr;
+	struct srv_fid *f = call->fid[0];
 	int err;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
 	if (t->valid & (V9P_SETATTR_UID | V9P_SETATTR_GID)) {
 		err = srv_set_owner(f, (t->valid & V9P_SETATTR_UID) ? t->uid : (uid_t)-1,
 				    (t->valid & V9P_SETATTR_GID) ? t->gid : (gid_t)-1);
 		if (err < 0)
-			goto out;
+			return err;
 	}
 	if (t->valid & V9P_SETATTR_MODE) {
 		err = srv_set_mode(f, t->mode);
 		if (err == -EPERM)
 			err = srv_drop_setid(f, t->mode);
 		if (err < 0)
-			goto out;
+			return err;
 	}
 	if (t->valid & V9P_SETATTR_SIZE) {
 		err = srv_set_size(f, t->size);
 		if (err < 0)
-			goto out;
+			return err;
 		/*
 		 * truncate(2) asks for mtime "now" with the size, and the
 		 * truncation has just set it. A second, separate utimensat()
@@ -493,36 +352,22 @@ int srv_op_setattr(struct srv_req *req)
 				ts[1].tv_nsec = UTIME_NOW;
 			}
 		}
-		err = srv_set_times(f, ts);
-		if (err < 0)
-			goto out;
-	} else if ((t->valid & V9P_SETATTR_CTIME) && !(t->valid & ~V9P_SETATTR_CTIME)) {
+		return srv_set_times(f, ts);
+	}
+	if ((t->valid & V9P_SETATTR_CTIME) && !(t->valid & ~V9P_SETATTR_CTIME)) {
 		/* ctime alone: a no-op chown updates it */
 		srv_set_owner(f, (uid_t)-1, (gid_t)-1);
 	}
-	err = srv_reply_fcall(req, V9P_RSETATTR);
-out:
-	srv_fid_put(f);
-	return err;
+	return 0;
 }
 
-int srv_op_fsync(struct srv_req *req)
+int srv_op_fsync(struct srv_call *call)
 {
-	struct srv_fid *f;
-	int err, r;
+	struct srv_fid *f = call->fid[0];
+	int r;
 
-	err = srv_get_fid(req, req->in.tfsync.fid, &f);
-	if (err < 0)
-		return err;
-	if (f->ofd < 0) {
-		err = -EBADF;
-		goto out;
-	}
-	r = req->in.tfsync.datasync ? fdatasync(f->ofd) : fsync(f->ofd);
-	err = r < 0 ? -errno : srv_reply_fcall(req, V9P_RFSYNC);
-out:
-	srv_fid_put(f);
-	return err;
+	r = call->req->in.tfsync.datasync ? fdatasync(f->ofd) : fsync(f->ofd);
+	return r < 0 ? -errno : 0;
 }
 
 static int lock_fill(struct flock *fl, uint8_t type, uint64_t start, uint64_t length)
@@ -554,24 +399,18 @@ static bool lock_waits(const struct v9p_tlock *t)
 	return (t->flags & V9P_LOCK_FLAGS_BLOCK) && t->type != V9P_LOCK_TYPE_UNLCK;
 }
 
-int srv_op_lock(struct srv_req *req)
+int srv_op_lock(struct srv_call *call)
 {
+	struct srv_req *req = call->req;
 	struct v9p_tlock *t = &req->in.tlock;
-	struct srv_fid *f;
+	struct srv_fid *f = call->fid[0];
 	struct flock fl;
 	bool wait;
 	int err;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
-	if (f->ofd < 0) {
-		err = -EBADF;
-		goto out;
-	}
 	err = lock_fill(&fl, t->type, t->start, t->length);
 	if (err < 0)
-		goto out;
+		return err;
 	/*
 	 * A blocking request waits here, on a worker thread (never a
 	 * connection's), until the lock is free or a Tflush interrupts it
@@ -587,34 +426,22 @@ int srv_op_lock(struct srv_req *req)
 		req->out.rlock.status = V9P_LOCK_ERROR;
 	if (wait)
 		srv_limit_wait_give(req->conn);
-	err = srv_reply_fcall(req, V9P_RLOCK);
-out:
-	srv_fid_put(f);
-	return err;
+	return 0;
 }
 
-int srv_op_getlock(struct srv_req *req)
+int srv_op_getlock(struct srv_call *call)
 {
-	struct v9p_tgetlock *t = &req->in.tgetlock;
-	struct v9p_rgetlock *r = &req->out.rgetlock;
-	struct srv_fid *f;
+	struct v9p_tgetlock *t = &call->req->in.tgetlock;
+	struct v9p_rgetlock *r = &call->req->out.rgetlock;
+	struct srv_fid *f = call->fid[0];
 	struct flock fl;
 	int err;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
-	if (f->ofd < 0) {
-		err = -EBADF;
-		goto out;
-	}
 	err = lock_fill(&fl, t->type, t->start, t->length);
 	if (err < 0)
-		goto out;
-	if (fcntl(f->ofd, F_OFD_GETLK, &fl) < 0) {
-		err = -errno;
-		goto out;
-	}
+		return err;
+	if (fcntl(f->ofd, F_OFD_GETLK, &fl) < 0)
+		return -errno;
 	r->client_id = t->client_id;
 	if (fl.l_type == F_UNLCK) {
 		r->type = V9P_LOCK_TYPE_UNLCK;
@@ -630,19 +457,8 @@ int srv_op_getlock(struct srv_req *req)
 		r->client_id.len = 0;
 		r->client_id.s = "";
 	}
-	err = srv_reply_fcall(req, V9P_RGETLOCK);
-out:
-	srv_fid_put(f);
-	return err;
+	return 0;
 }
-
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 /*
  * The qid of directory entry de of the directory f has open, the one a walk
@@ -680,24 +496,20 @@ static void dirent_qid(struct srv_fid *f, const struct linux_dirent64 *de,
  * resume cookie, so a client's offset stays valid however the directory
  * changes meanwhile (as far as the host filesystem's cookies do).
  */
-int srv_op_readdir(struct srv_req *req)
+int srv_op_readdir(struct srv_call *call)
 {
+	struct srv_req *req = call->req;
 	struct v9p_treaddir *t = &req->in.treaddir;
 	uint32_t max = req->bufsize - V9P_RREAD_HDRSZ, count = t->count, used = 0;
 	uint8_t *out = req->tx + V9P_RREAD_HDRSZ;
 	char dbuf[16384];
-	struct srv_fid *f;
+	struct srv_fid *f = call->fid[0];
 	uint64_t cookie = t->offset;
-	int err, hl;
+	int err = 0;
 	bool full = false;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
-	if (f->ofd < 0 || !S_ISDIR(f->ftype)) {
-		err = f->ofd < 0 ? -EBADF : -ENOTDIR;
-		goto out;
-	}
+	if (!S_ISDIR(f->ftype))
+		return -ENOTDIR;
 	if (count > max)
 		count = max;
 	pthread_mutex_lock(&f->lock);
@@ -741,22 +553,9 @@ int srv_op_readdir(struct srv_req *req)
 	}
 	pthread_mutex_unlock(&f->lock);
 	if (err < 0 && used == 0)
-		goto out;
-	if (used == 0 && full) {
-		err = -EINVAL;	/* count too small for one entry */
-		goto out;
-	}
-	req->out.type = V9P_RREADDIR;
-	req->out.tag = req->tag;
+		return err;
+	if (used == 0 && full)
+		return -EINVAL;	/* count too small for one entry */
 	req->out.rreaddir.count = used;
-	hl = v9p_pack_io_hdr(&req->out, req->tx, req->bufsize);
-	if (hl < 0) {
-		err = hl;
-		goto out;
-	}
-	srv_reply(req, hl + (int)used);
-	err = 0;
-out:
-	srv_fid_put(f);
-	return err;
+	return 0;
 }

@@ -113,8 +113,7 @@ static void *worker_main(void *arg)
 		}
 		pthread_mutex_unlock(&pool_lock);
 
-		if (srv_req_start(req))
-			srv_dispatch(req);
+		req->run(req);
 	}
 	return NULL;
 }
@@ -189,9 +188,11 @@ int srv_pool_start(int nthreads, int maxthreads)
 	return err;
 }
 
-void srv_pool_submit(struct srv_req *req)
+/* Queue req for a worker, which calls run(req). */
+void srv_pool_submit(struct srv_req *req, void (*run)(struct srv_req *req))
 {
 	pthread_mutex_lock(&pool_lock);
+	req->run = run;
 	req->qnext = NULL;
 	if (q_tail)
 		q_tail->qnext = req;

@@ -8,15 +8,22 @@
  *   listen.c   address parsing, listening sockets, the accept loop
  *   conn.c     one connection: framing, request table, replies, Tflush, Tversion
  *   pool.c     worker threads that run requests
+ *   dispatch.c the table of messages: fids looked up and checked, then the
+ *              handler, then the reply packed (ops.h)
  *   fid.c      the per-connection fid table
  *   confine.c  every path resolution, beneath the export root
  *   qid.c      qid.path: one unique number per host file
  *   user.c     attach names to uids, per-thread identity switching
  *   stats.c    per-message-type counters (-S)
- *   dispatch.c message type -> handler, error replies
  *   ops.c      operations common to all dialects (attach, walk, read, write...)
  *   ops_9p.c   9P2000 and 9P2000.u (open, create, stat, wstat, directory reads)
  *   ops_l.c    9P2000.L
+ *   xattr.c    9P2000.L extended attributes
+ *   open.c     opening, creating, linking, renaming and removing by name
+ *
+ * Calls go one way (tests/unit/server_layers.sh checks it): main -> listen
+ * -> conn -> pool, dispatch -> the handlers (ops, ops_9p, ops_l, xattr) ->
+ * open, setattr -> confine -> fid -> user, qid, limits -> log, passwd, config.
  */
 #ifndef SRV_H
 #define SRV_H
@@ -160,7 +167,6 @@ struct srv_fid {
 	mode_t ftype;			/* S_IFMT bits at walk time */
 	dev_t dev;			/* the file's identity, fixed */
 	ino_t ino;
-	bool rclose;			/* ORCLOSE: remove at clunk */
 	bool gone;			/* clunked or replaced: under lock */
 	struct srv_user *user;
 	/* directory reads */
@@ -170,6 +176,14 @@ struct srv_fid {
 	uint32_t dir_nmarks, dir_capmarks;
 	/* xattr fids (.L) */
 	struct srv_xattr *xattr;
+	/*
+	 * What the fid does at its end, set by the code that gave it the state
+	 * to end: at_clunk at Tclunk or the session's end, as the fid's user
+	 * (ORCLOSE removes the file, an xattr fid commits its value); at_free
+	 * with the last reference.
+	 */
+	int (*at_clunk)(struct srv_fid *f);
+	void (*at_free)(struct srv_fid *f);
 };
 
 struct srv_fidtab {
@@ -204,6 +218,7 @@ struct srv_req {
 	pthread_t worker;
 	uint16_t tag;
 	uint8_t type;
+	void (*run)(struct srv_req *req);	/* what a worker does with it */
 	uint32_t rxlen;
 	uint8_t *rx;			/* the request: rxcap bytes */
 	uint8_t *tx;			/* the reply: bufsize bytes */
@@ -249,21 +264,18 @@ struct srv_conn {
 
 /* conn.c */
 void srv_conn_serve(int rfd, int wfd, const char *peer, bool squash);
-bool srv_req_start(struct srv_req *req);
-void srv_reply(struct srv_req *req, int len);
-void srv_reply_error(struct srv_req *req, int err);
 void srv_trace(struct srv_conn *c, const char *dir, const uint8_t *buf, uint32_t len);
 
 /* pool.c */
 int srv_pool_start(int nthreads, int max_threads);
-void srv_pool_submit(struct srv_req *req);
+void srv_pool_submit(struct srv_req *req, void (*run)(struct srv_req *req));
 void srv_pool_interrupt(struct srv_req *req);
 void srv_pool_forget(struct srv_req *req);
 void srv_pool_done(struct srv_req *req);
 void srv_pool_wake(void);
 
-/* dispatch.c */
-void srv_dispatch(struct srv_req *req);
+/* dispatch.c: the reply's length in req->tx, or a negative errno to answer */
+int srv_dispatch(struct srv_req *req);
 bool srv_inline_ok(struct srv_req *req);
 
 /* fid.c */
@@ -274,6 +286,11 @@ int srv_fid_publish(struct srv_conn *c, struct srv_fid *f);
 int srv_fid_replace(struct srv_conn *c, struct srv_fid *old, struct srv_fid *nf);
 struct srv_fid *srv_fid_get(struct srv_conn *c, uint32_t fid);
 void srv_fid_put(struct srv_fid *f);
+void srv_fid_init(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		  const struct stat *st);
+int srv_fid_set(struct srv_fid *f, int pfd, char *path, struct srv_user *u,
+		struct v9p_qid *qid);
+int srv_fid_stat(struct srv_fid *f, struct stat *st);
 char *srv_fid_path(struct srv_fid *f);
 int srv_fid_unhash(struct srv_conn *c, struct srv_fid *f);
 void srv_fid_clunk_all(struct srv_conn *c);
@@ -326,57 +343,5 @@ struct srv_user *srv_user_peer_check(struct srv_conn *c, struct srv_user *u, int
 void srv_stats_count(uint8_t type);
 int srv_stats_write(void);
 int srv_stats_open(const char *file);
-
-/* ops.c: handlers return 0 after replying, or a negative errno to reply with */
-int srv_op_attach(struct srv_req *req);
-int srv_op_auth(struct srv_req *req);
-int srv_op_walk(struct srv_req *req);
-int srv_op_read(struct srv_req *req);
-int srv_op_write(struct srv_req *req);
-int srv_op_clunk(struct srv_req *req);
-int srv_op_remove(struct srv_req *req);
-uint32_t srv_iounit(struct srv_conn *c);
-int srv_do_remove(struct srv_fid *f);
-int srv_fid_stat(struct srv_fid *f, struct stat *st);
-int srv_drop_setid(struct srv_fid *f, mode_t mode);
-
-/* ops_9p.c */
-int srv_op_open(struct srv_req *req);
-int srv_op_create(struct srv_req *req);
-int srv_op_stat(struct srv_req *req);
-int srv_op_wstat(struct srv_req *req);
-int srv_read_dir_stats(struct srv_req *req, struct srv_fid *f, uint64_t off,
-		       uint32_t count, uint8_t *buf, uint32_t *got);
-
-/* open.c */
-int srv_become_creator(const struct srv_user *u, gid_t gid);
-
-/* ops_l.c */
-int srv_op_statfs(struct srv_req *req);
-int srv_op_lopen(struct srv_req *req);
-int srv_op_lcreate(struct srv_req *req);
-int srv_op_symlink(struct srv_req *req);
-int srv_op_mknod(struct srv_req *req);
-int srv_op_rename(struct srv_req *req);
-int srv_op_readlink(struct srv_req *req);
-int srv_op_getattr(struct srv_req *req);
-int srv_op_setattr(struct srv_req *req);
-int srv_op_xattrwalk(struct srv_req *req);
-int srv_op_xattrcreate(struct srv_req *req);
-int srv_op_readdir(struct srv_req *req);
-int srv_op_fsync(struct srv_req *req);
-int srv_op_lock(struct srv_req *req);
-int srv_op_getlock(struct srv_req *req);
-int srv_op_link(struct srv_req *req);
-int srv_op_mkdir(struct srv_req *req);
-int srv_op_renameat(struct srv_req *req);
-int srv_op_unlinkat(struct srv_req *req);
-int srv_xattr_read(struct srv_fid *f, uint64_t off, uint32_t count, uint8_t *buf);
-int srv_xattr_write(struct srv_fid *f, uint64_t off, uint32_t count, const uint8_t *data);
-int srv_xattr_clunk(struct srv_fid *f);
-void srv_xattr_free(struct srv_xattr *x);
-
-/* Pack req->out into req->tx and send it; returns 0 (for handlers). */
-int srv_reply_fcall(struct srv_req *req, uint8_t type);
 
 #endif /* SRV_H */

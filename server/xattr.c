@@ -69,12 +69,20 @@ static void xattr_uncharge(struct srv_xattr *x)
 	x->charged = 0;
 }
 
-void srv_xattr_free(struct srv_xattr *x)
+static void xattr_free(struct srv_xattr *x)
 {
 	xattr_uncharge(x);
 	free(x->buf);
 	free(x);
 }
+
+/* An xattr fid's buffer goes with its last reference. */
+static void xattr_fid_free(struct srv_fid *f)
+{
+	xattr_free(f->xattr);
+}
+
+static int xattr_commit(struct srv_fid *f);
 
 static int xattr_path(struct srv_fid *f, char *p, size_t len)
 {
@@ -92,18 +100,20 @@ static int copy_name(const struct v9p_str *s, char *buf)
 	return 0;
 }
 
-int srv_op_xattrwalk(struct srv_req *req)
+/*
+ * Txattrwalk: the new fid holds the value; the dispatcher enters it in the
+ * table before the reply.
+ */
+int srv_op_xattrwalk(struct srv_call *call)
 {
-	struct v9p_txattrwalk *t = &req->in.txattrwalk;
-	struct srv_fid *f, *nf = NULL;
+	struct v9p_txattrwalk *t = &call->req->in.txattrwalk;
+	struct srv_fid *f = call->fid[0], *nf = NULL;
 	struct srv_xattr *x;
+	struct v9p_qid q;
 	char p[64];
 	ssize_t n;
 	int err, pfd;
 
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
 	x = calloc(1, sizeof(*x));
 	if (!x) {
 		err = -ENOMEM;
@@ -129,7 +139,7 @@ int srv_op_xattrwalk(struct srv_req *req)
 		free(x->buf);
 		x->buf = NULL;
 		xattr_uncharge(x);
-		err = xattr_charge(x, req->conn, (size_t)n);
+		err = xattr_charge(x, call->conn, (size_t)n);
 		if (err < 0)
 			goto out;
 		x->buf = malloc(n ? (size_t)n : 1);
@@ -150,7 +160,7 @@ int srv_op_xattrwalk(struct srv_req *req)
 
 	/* f's path and the new fid's must not straddle a rename */
 	srv_names_rdlock();
-	nf = srv_fid_new(req->conn, t->newfid, &err);
+	nf = srv_fid_new(call->conn, t->newfid, &err);
 	if (!nf) {
 		srv_names_unlock();
 		goto out;
@@ -161,28 +171,22 @@ int srv_op_xattrwalk(struct srv_req *req)
 		srv_names_unlock();
 		goto out;
 	}
-	{
-		struct v9p_qid q;
-
-		err = srv_fid_set(nf, pfd, srv_fid_path(f), f->user, &q);
-	}
+	err = srv_fid_set(nf, pfd, srv_fid_path(f), f->user, &q);
 	if (err == 0 && !nf->path)
 		err = -ENOMEM;
-	if (err == 0) {
-		nf->xattr = x;
-		x = NULL;
-		err = srv_fid_publish(req->conn, nf);
-	}
 	srv_names_unlock();
 	if (err < 0)
 		goto out;
-	req->out.rxattrwalk.size = (uint64_t)n;
-	err = srv_reply_fcall(req, V9P_RXATTRWALK);
+	nf->xattr = x;
+	nf->at_free = xattr_fid_free;
+	x = NULL;
+	call->newfid = nf;
+	nf = NULL;
+	call->req->out.rxattrwalk.size = (uint64_t)n;
 out:
 	if (x)
-		srv_xattr_free(x);
+		xattr_free(x);
 	srv_fid_put(nf);
-	srv_fid_put(f);
 	return err;
 }
 
@@ -197,25 +201,28 @@ static bool xattr_privileged(const char *name)
 	return !strncmp(name, "trusted.", 8) || !strncmp(name, "security.", 9);
 }
 
-int srv_op_xattrcreate(struct srv_req *req)
+/* Before the fid is looked up: the value's size and the flags. */
+int srv_check_xattrcreate(const struct v9p_fcall *in)
 {
-	struct v9p_txattrcreate *t = &req->in.txattrcreate;
-	struct srv_xattr *x;
-	struct srv_fid *f;
-	int err;
+	const struct v9p_txattrcreate *t = &in->txattrcreate;
 
 	if (t->attr_size > SRV_XATTR_MAX)
 		return -E2BIG;
 	if (t->flags & ~(uint32_t)(XATTR_CREATE | XATTR_REPLACE))
 		return -EINVAL;
-	err = srv_get_fid(req, t->fid, &f);
-	if (err < 0)
-		return err;
+	return 0;
+}
+
+int srv_op_xattrcreate(struct srv_call *call)
+{
+	struct v9p_txattrcreate *t = &call->req->in.txattrcreate;
+	struct srv_fid *f = call->fid[0];
+	struct srv_xattr *x;
+	int err;
+
 	x = calloc(1, sizeof(*x));
-	if (!x) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!x)
+		return -ENOMEM;
 	x->create = true;
 	x->flags = (int)t->flags;
 	x->size = (size_t)t->attr_size;
@@ -225,26 +232,24 @@ int srv_op_xattrcreate(struct srv_req *req)
 	if (err == 0 && xattr_privileged(x->name) && f->user->uid != 0)
 		err = -EPERM;
 	if (err == 0)
-		err = xattr_charge(x, req->conn, x->size);
+		err = xattr_charge(x, call->conn, x->size);
 	if (err == 0 && !(x->buf = malloc(x->size ? x->size : 1)))
 		err = -ENOMEM;
 	if (err < 0) {
-		srv_xattr_free(x);
-		goto out;
+		xattr_free(x);
+		return err;
 	}
 	pthread_mutex_lock(&f->lock);
 	if (f->ofd >= 0 || f->xattr) {
 		pthread_mutex_unlock(&f->lock);
-		srv_xattr_free(x);
-		err = -EBUSY;
-		goto out;
+		xattr_free(x);
+		return -EBUSY;
 	}
 	f->xattr = x;
+	f->at_free = xattr_fid_free;
+	f->at_clunk = xattr_commit;
 	pthread_mutex_unlock(&f->lock);
-	err = srv_reply_fcall(req, V9P_RXATTRCREATE);
-out:
-	srv_fid_put(f);
-	return err;
+	return 0;
 }
 
 int srv_xattr_read(struct srv_fid *f, uint64_t off, uint32_t count, uint8_t *buf)
@@ -281,14 +286,12 @@ int srv_xattr_write(struct srv_fid *f, uint64_t off, uint32_t count, const uint8
 }
 
 /* Commit a Txattrcreate at clunk; called with the fid's user in effect. */
-int srv_xattr_clunk(struct srv_fid *f)
+static int xattr_commit(struct srv_fid *f)
 {
 	struct srv_xattr *x = f->xattr;
 	char p[64];
 	int err;
 
-	if (!x->create)
-		return 0;
 	err = xattr_path(f, p, sizeof(p));
 	if (err < 0)
 		return err;
