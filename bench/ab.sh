@@ -2,12 +2,17 @@
 # bench/ab.sh: two builds of ours side by side in one guest boot (`make bench-ab`;
 # the guest's /init runs this in v9fs_mode=bench-ab). /v9fs/ab/base holds the
 # 9p2000.ko and v9fsd of the base revision; the current ones are the boot's own
-# (/v9fs/9p2000.ko, /v9fs/bin/v9fsd), kept in /v9fs/ab/cur. A pass is one run of
-# bench/run.sh with our client's configurations alone (V9FS_BENCH_OURS=1) and one
-# round of every workload; the passes go base, current, base, current... (ROUNDS
-# of each), with the module unloaded and the other one loaded, and the other
-# v9fsd put in place, between them. The workload programs (v9bench, run.sh)
-# are the current ones on both sides: only the client and the server change.
+# (/v9fs/9p2000.ko, /v9fs/bin/v9fsd), kept in /v9fs/ab/cur. The workloads go in
+# groups, a workload with those that need its files (seqwrite with the reads
+# of that file, write4m with read4m, untar with the cats), one section at a
+# time. A pass is one run of bench/run.sh for one group, with our client's
+# configurations alone (V9FS_BENCH_OURS=1) and one round; each group's passes
+# go base, current, base, current... (ROUNDS of each) before the next group,
+# so that the two sides of a line run seconds apart, not minutes, and a change
+# in the machine's load falls on both alike. Between passes the module is
+# unloaded and the other side's loaded, and the other side's v9fsd put in
+# place. The workload programs (v9bench, run.sh) are the current ones on both
+# sides: only the client and the server change.
 # Then, per line (configuration and workload), each side's median, its spread
 # (min-max) and current/base, with a verdict: "same within noise" when the two
 # spreads overlap, otherwise "better", or "worse by >5%" / "worse by <5%".
@@ -56,25 +61,32 @@ pick() {
 mwl=$(pick "$MAIN_ALL")
 swl=$(pick "$SERIAL_ALL")
 lwl=$(pick "$LOOSE_ALL")
-# a section none of whose workloads was asked for is left out
-run_sections=
+# the groups, "SECTION:WORKLOAD,WORKLOAD", of the workloads asked for
+groups=
 for s in $sections; do
 	case $s in
-	main | virtio) [ -n "$mwl" ] || continue ;;
-	serial) [ -n "$swl" ] || continue ;;
-	loose) [ -n "$lwl" ] || continue ;;
+	main | virtio) list=$mwl sets="seqwrite,seqread,randread smallfiles ls-l" ;;
+	serial) list=$swl sets="stat cat creates write4m,read4m" ;;
+	loose) list=$lwl sets="seqwrite,reread untar,cat-cold,cat-warm ls-l smallfiles" ;;
+	*) echo "# bench-ab: no section '$s'"; continue ;;
 	esac
-	run_sections="$run_sections $s"
+	for set in $sets; do
+		g=
+		for w in $(echo "$set" | tr , ' '); do
+			case " $list " in *" $w "*) g="$g,$w" ;; esac
+		done
+		[ -n "$g" ] && groups="$groups $s:${g#,}"
+	done
 done
 
 echo "# bench-ab: kernel $(uname -r), base ${v9fs_ab_base:-?} against current" \
-	"${v9fs_ab_cur:-?}; $ROUNDS pass(es) of each, base first, alternating;" \
-	"sections:$run_sections"
-echo "# workloads: main/virtio '$mwl', serial '$swl', loose '$lwl'"
+	"${v9fs_ab_cur:-?}; $ROUNDS pass(es) of each side per group, base first," \
+	"alternating"
+echo "# groups:$groups"
 
 fail=0
-if [ -z "$run_sections" ]; then
-	echo "# bench-ab: no section has a workload that was asked for"
+if [ -z "$groups" ]; then
+	echo "# bench-ab: no workload was asked for that a section has"
 	fail=1
 fi
 if [ ! -f $AB/base/9p2000.ko ] || [ ! -x $AB/base/v9fsd ]; then
@@ -98,17 +110,19 @@ use() {
 	cp "$AB/$1/9p2000.ko" /v9fs/9p2000.ko && cp "$AB/$1/v9fsd" /v9fs/bin/v9fsd
 }
 
-# pass SIDE N: one run of bench/run.sh, its timed lines as "SIDE LINE SECONDS"
-# into $OUT, every line of it shown
+# pass SIDE N GROUP: one run of bench/run.sh for GROUP, its timed lines as
+# "SIDE CONFIG WORKLOAD SECONDS" into $OUT, its comment lines shown. 2 when
+# the sides could not be swapped, 1 when the run failed.
 pass() {
-	echo "# --- pass $2, $1 ($(date -u +%H:%M:%S))"
-	use "$1" || return 1
-	V9FS_BENCH_OURS=1 V9FS_BENCH_SECTIONS="$run_sections" V9FS_BENCH_ROUNDS=1 \
-		V9FS_BENCH_SLOW_ROUNDS=1 V9FS_BENCH_VROUNDS=1 V9FS_BENCH_WORKLOADS="$mwl" \
-		V9FS_BENCH_SWORKLOADS="$swl" V9FS_BENCH_LWORKLOADS="$lwl" \
+	echo "# --- $3, $1 pass $2 ($(date -u +%H:%M:%S))"
+	use "$1" || return 2
+	_wls=$(echo "${3#*:}" | tr , ' ')
+	V9FS_BENCH_OURS=1 V9FS_BENCH_SECTIONS="${3%%:*}" V9FS_BENCH_ROUNDS=1 \
+		V9FS_BENCH_SLOW_ROUNDS=1 V9FS_BENCH_VROUNDS=1 V9FS_BENCH_WORKLOADS="$_wls" \
+		V9FS_BENCH_SWORKLOADS="$_wls" V9FS_BENCH_LWORKLOADS="$_wls" \
 		sh /v9fs/bench/run.sh > $PASS 2>&1
 	_rc=$?
-	sed "s/^/#   $1 $2: /" $PASS
+	grep '^#' $PASS | sed "s/^/#   $1 $2: /"
 	# "# CONFIG WORKLOAD: 1.234s, ..." and "# serial ours WORKLOAD: 1.234s, ..."
 	awk -v side="$1" '
 		/^# / && $0 ~ /: [0-9]+\.[0-9]+s(,|$)/ {
@@ -130,12 +144,17 @@ pass() {
 }
 
 : > $OUT
-r=0
-while [ $fail -eq 0 ] && [ $r -lt "$ROUNDS" ]; do
-	r=$((r + 1))
-	pass base $r || fail=1
-	pass cur $r || fail=1
+for g in $groups; do
+	r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		r=$((r + 1))
+		for side in base cur; do
+			pass $side $r "$g"
+			case $? in 0) ;; 2) fail=2; break 3 ;; *) fail=1 ;; esac
+		done
+	done
 done
+[ $fail = 0 ] || fail=1
 # leave the boot's own build in place
 use cur > /dev/null 2>&1
 

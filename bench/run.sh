@@ -420,6 +420,7 @@ virtio_section() {
 	fi
 	# one folder on the host: the listing directory is made once, through either
 	for cfg in $VCONFIGS; do
+		case " $WORKLOADS " in *" ls-l "*) ;; *) break ;; esac
 		[ "$(work_of $cfg)" = - ] && continue
 		mkdir -p "$(ls_of $cfg)" && $B mkfiles "$(ls_of $cfg)" $ENTRIES > /dev/null && break
 	done
@@ -497,12 +498,18 @@ loose_section() {
 		"sequential, a tree of $TREE_FILES files, ls -l of $ENTRIES entries, $SMALL small" \
 		"files; $ROUNDS round(s) of seqwrite and reread, $SLOW_ROUNDS of the others," \
 		"configurations interleaved"
-	mkdir -p "$W/tree"
-	$B mktree "$W/tree" $TREE_DIRS "$TREE_FILES" > /dev/null &&
-		(cd "$W/tree" && tar -cf "$TREE" .) || say "# loose: the tree could not be made"
-	rm -rf "$W/tree"
-	$B mkfiles "$LTMPFS/ls" $ENTRIES > /dev/null
-	$B mkfiles "$LEXPORT/ls" $ENTRIES > /dev/null
+	case " $LWORKLOADS " in
+	*" untar "*)
+		mkdir -p "$W/tree"
+		$B mktree "$W/tree" $TREE_DIRS "$TREE_FILES" > /dev/null &&
+			(cd "$W/tree" && tar -cf "$TREE" .) || say "# loose: the tree could not be made"
+		rm -rf "$W/tree" ;;
+	esac
+	case " $LWORKLOADS " in
+	*" ls-l "*)
+		$B mkfiles "$LTMPFS/ls" $ENTRIES > /dev/null
+		$B mkfiles "$LEXPORT/ls" $ENTRIES > /dev/null ;;
+	esac
 	set_work tmpfs "$LTMPFS/w"
 	TMPFS_LS=$LTMPFS/ls
 	STATS=/tmp/v9fsd.$LPORT.stats
@@ -549,7 +556,7 @@ say "# bench: kernel $(uname -r), msize $MSIZE, ${MIB} MiB sequential, $RAND ran
 # --- set-up (untimed) ----------------------------------------------------------------------
 case " $WORKLOADS " in
 *" ls-l "*)
-	$B mkfiles /tmp/bench-tmpfs/ls $ENTRIES > /dev/null
+	[ "$OURS" = 1 ] || $B mkfiles /tmp/bench-tmpfs/ls $ENTRIES > /dev/null
 	$B mkfiles "$EXPORT/ls" $ENTRIES > /dev/null
 	$B mkfiles "$DEXPORT/ls" $ENTRIES > /dev/null ;;
 esac
