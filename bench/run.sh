@@ -585,7 +585,12 @@ diod_pid=
 if command -v diod > /dev/null && { [ "$OURS" = 1 ] || load_client 9p; }; then
 	diod -f -n -l 127.0.0.1:$DPORT -e "$DEXPORT" -c /dev/null -L /tmp/diod.log &
 	diod_pid=$!
-	sleep 1
+	# a loaded machine can take seconds to get it listening
+	_i=0
+	while [ $_i -lt 100 ] && ! netstat -ltn 2> /dev/null | grep -q ":$DPORT "; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
 	[ "$OURS" = 1 ] ||
 		bench_mount 9p.L-diod 9p 9p2000.L $DPORT "msize=$MSIZE,aname=$DEXPORT,uname=root"
 	load_client 9P > /dev/null 2>&1 &&
