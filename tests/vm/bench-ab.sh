@@ -53,12 +53,12 @@ if [ "${V9FS_AB_QUICK:-0}" = 1 ]; then
 	append="$append v9fs_ab_quick=1"
 	per_pass=400
 fi
-for v in SECTIONS WORKLOADS; do
-	eval "val=\${V9FS_AB_$v:-}"
-	case $val in *[!A-Za-z0-9,.-]*)
-		echo "bench-ab: $v is a comma-separated list of names" >&2; exit 2 ;;
+for kv in "sections=${V9FS_AB_SECTIONS:-}" "workloads=${V9FS_AB_WORKLOADS:-}"; do
+	[ -n "${kv#*=}" ] || continue
+	case ${kv#*=} in *[!A-Za-z0-9,.-]*)
+		echo "bench-ab: ${kv%%=*} is a comma-separated list of names" >&2; exit 2 ;;
 	esac
-	[ -n "$val" ] && append="$append v9fs_ab_$(echo $v | tr A-Z a-z)=$val"
+	append="$append v9fs_ab_$kv"
 done
 limit=${V9FS_TIMEOUT:-$((300 + 2 * rounds * per_pass))}
 
