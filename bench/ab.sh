@@ -14,7 +14,8 @@
 # place. The workload programs (v9bench, run.sh) are the current ones on both
 # sides: only the client and the server change.
 # Then, per line (configuration and workload), each side's median, its spread
-# (min-max) and current/base, with a verdict: "same within noise" when the two
+# (min-max), current/base and in how many pairs of passes (base, then current
+# right after it) current was the faster, with a verdict: "same within noise" when the two
 # spreads overlap, otherwise "better", or "worse by >5%" / "worse by <5%".
 # Kernel parameters (from tests/vm/bench-ab.sh), lists comma-separated:
 #   v9fs_ab_rounds=N        passes of each side (default 3)
@@ -162,7 +163,8 @@ use cur > /dev/null 2>&1
 # figures on a side is a failure.
 echo ""
 echo "# bench-ab summary: seconds; median (min-max) of each side's passes;" \
-	"cur/base > 1: current is slower"
+	"cur/base > 1: current is slower; faster: in how many base-then-current" \
+	"pairs of passes current took less time"
 awk -v rounds="$ROUNDS" '
 	{
 		k = $2 " " $3
@@ -178,27 +180,30 @@ awk -v rounds="$ROUNDS" '
 		med = c % 2 ? w[(c + 1) / 2] : (w[c / 2] + w[c / 2 + 1]) / 2
 	}
 	END {
-		printf "%-24s %-26s %-26s %8s  %s\n", "line", "base median (min-max)",
-			"current median (min-max)", "cur/base", "verdict"
+		printf "%-24s %-26s %-26s %8s %6s  %s\n", "line", "base median (min-max)",
+			"current median (min-max)", "cur/base", "faster", "verdict"
 		bad = 0
 		for (o = 1; o <= keys; o++) {
 			k = order[o]
 			if (n["base", k] < rounds || n["cur", k] < rounds) {
-				printf "%-24s %-26s %-26s %8s  %s\n", k, n["base", k] + 0 " run(s)",
-					n["cur", k] + 0 " run(s)", "-", "FAILED: runs missing"
+				printf "%-24s %-26s %-26s %8s %6s  %s\n", k, n["base", k] + 0 " run(s)",
+					n["cur", k] + 0 " run(s)", "-", "-", "FAILED: runs missing"
 				bad = 1
 				continue
 			}
 			stats("base", k); bm = med; bl = lo; bh = hi
 			stats("cur", k); cm = med; cl = lo; ch = hi
 			ratio = bm > 0 ? cm / bm : 0
+			# pass i of current ran right after pass i of base
+			f = 0
+			for (i = 1; i <= rounds; i++) if (v["cur", k, i] + 0 < v["base", k, i] + 0) f++
 			if (cl <= bh && bl <= ch) verdict = "same within noise"
 			else if (cm < bm) verdict = "better"
 			else if (ratio > 1.05) verdict = "worse by >5%"
 			else verdict = "worse by <5%"
-			printf "%-24s %-26s %-26s %8.2f  %s\n", k,
+			printf "%-24s %-26s %-26s %8.2f %6s  %s\n", k,
 				sprintf("%.3f (%.3f-%.3f)", bm, bl, bh),
-				sprintf("%.3f (%.3f-%.3f)", cm, cl, ch), ratio, verdict
+				sprintf("%.3f (%.3f-%.3f)", cm, cl, ch), ratio, f "/" rounds, verdict
 		}
 		if (keys == 0) { print "# no line was measured"; bad = 1 }
 		exit bad
