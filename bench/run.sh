@@ -50,6 +50,10 @@
 # some of them.
 # V9FS_BENCH_SECTIONS="main serial virtio loose" (the default) picks sections; for
 # one alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
+# V9FS_BENCH_WORKLOADS (main and virtio) and V9FS_BENCH_SWORKLOADS (serial) pick
+# workloads as V9FS_BENCH_LWORKLOADS does; a read needs its write before it.
+# V9FS_BENCH_OURS=1 mounts our client's configurations alone: no tmpfs, no
+# in-tree client (bench/ab.sh, which compares two builds of ours, runs that).
 # Timing only: nothing here passes or fails; a run that cannot be made says why.
 . /v9fs/tests/lib.sh
 
@@ -68,8 +72,10 @@ DEXPORT=/export/bench-diod
 STATS=/tmp/v9fsd.$PORT.stats
 RES=/tmp/bench.results
 W=/tmp/bench.work
+OURS=${V9FS_BENCH_OURS:-0}
 CONFIGS="tmpfs 9P.u 9p.u 9P.L 9p.L 9P.L-diod 9p.L-diod"
-WORKLOADS="seqwrite seqread randread smallfiles ls-l"
+[ "$OURS" = 1 ] && CONFIGS="9P.u 9P.L 9P.L-diod"
+WORKLOADS=${V9FS_BENCH_WORKLOADS:-seqwrite seqread randread smallfiles ls-l}
 mkdir -p "$EXPORT/ls" "$DEXPORT/ls" "$W" /tmp/bench-tmpfs/ls
 : > "$RES"
 
@@ -272,7 +278,8 @@ SPORT=5682
 SEXPORT=/export/bench-serial
 SMSIZE=8192
 SCONFIGS="ours in-tree"
-SWORKLOADS="stat cat creates write4m read4m"
+[ "$OURS" = 1 ] && SCONFIGS=ours
+SWORKLOADS=${V9FS_BENCH_SWORKLOADS:-stat cat creates write4m read4m}
 
 tcp_segs() { awk '$1 == "Tcp:" && !h { for (i = 2; i <= NF; i++) if ($i == "OutSegs") c = i; h = 1; next }
 	$1 == "Tcp:" { print $c }' /proc/net/snmp; }
@@ -364,6 +371,7 @@ serial_section() {
 # --- virtio section ---------------------------------------------------------------------------
 VMSIZE=524288
 VCONFIGS="vt-ours vt-intree"
+[ "$OURS" = 1 ] && VCONFIGS=vt-ours
 
 virtio_section() {
 	RES=/tmp/bench.virtio
@@ -381,15 +389,18 @@ virtio_section() {
 		return
 	fi
 	_d0=$(virtio_dev v9share0) _d1=$(virtio_dev v9share1)
+	[ "$OURS" = 1 ] && _d1=none
 	if [ -z "$_d0" ] || [ -z "$_d1" ]; then
 		say "# virtio: the boot has no two 9P devices (v9share0 '$_d0', v9share1 '$_d1')"
 		rmmod 9p2000 2> /dev/null
 		ROUNDS=$_rounds MIB=$_mib
 		return
 	fi
-	modprobe 9p 2> /dev/null
-	modprobe 9pnet_virtio 2> /dev/null
-	virtio_move "$_d1" 9pnet_virtio || say "# virtio: $_d1 did not move to 9pnet_virtio"
+	if [ "$OURS" != 1 ]; then
+		modprobe 9p 2> /dev/null
+		modprobe 9pnet_virtio 2> /dev/null
+		virtio_move "$_d1" 9pnet_virtio || say "# virtio: $_d1 did not move to 9pnet_virtio"
+	fi
 	mkdir -p /mnt/vb-ours /mnt/vb-intree
 	if mount -t 9P -o trans=virtio,version=9p2000.u,msize=$VMSIZE v9share0 /mnt/vb-ours \
 		2> "$W/mount"; then
@@ -398,7 +409,9 @@ virtio_section() {
 	else
 		say "# vt-ours: mount failed: $(tail -n 1 "$W/mount")"
 	fi
-	if mount -t 9p -o trans=virtio,version=9p2000.u,msize=$VMSIZE,cache=none v9share1 \
+	if [ "$OURS" = 1 ]; then
+		:
+	elif mount -t 9p -o trans=virtio,version=9p2000.u,msize=$VMSIZE,cache=none v9share1 \
 		/mnt/vb-intree 2> "$W/mount"; then
 		say "# vt-intree: $(grep " /mnt/vb-intree " /proc/mounts)"
 		mkdir -p /mnt/vb-intree/w.vt-intree && set_work vt-intree /mnt/vb-intree/w.vt-intree
@@ -407,6 +420,7 @@ virtio_section() {
 	fi
 	# one folder on the host: the listing directory is made once, through either
 	for cfg in $VCONFIGS; do
+		case " $WORKLOADS " in *" ls-l "*) ;; *) break ;; esac
 		[ "$(work_of $cfg)" = - ] && continue
 		mkdir -p "$(ls_of $cfg)" && $B mkfiles "$(ls_of $cfg)" $ENTRIES > /dev/null && break
 	done
@@ -440,6 +454,7 @@ TREE=/tmp/bench-tree.tar
 TREE_DIRS=60
 TREE_FILES=${V9FS_BENCH_TREE_FILES:-1300}
 LCONFIGS="tmpfs lo-ours lo-ours-ac0 lo-ours-nocto lo-ours-trust lo-intree lo-ours-none"
+[ "$OURS" = 1 ] && LCONFIGS="lo-ours lo-ours-ac0 lo-ours-nocto lo-ours-trust lo-ours-none"
 LWORKLOADS=${V9FS_BENCH_LWORKLOADS:-seqwrite reread untar cat-cold cat-warm ls-l smallfiles}
 
 # CATALL DIR: cat of every file under DIR, its output to /dev/null
@@ -483,12 +498,18 @@ loose_section() {
 		"sequential, a tree of $TREE_FILES files, ls -l of $ENTRIES entries, $SMALL small" \
 		"files; $ROUNDS round(s) of seqwrite and reread, $SLOW_ROUNDS of the others," \
 		"configurations interleaved"
-	mkdir -p "$W/tree"
-	$B mktree "$W/tree" $TREE_DIRS "$TREE_FILES" > /dev/null &&
-		(cd "$W/tree" && tar -cf "$TREE" .) || say "# loose: the tree could not be made"
-	rm -rf "$W/tree"
-	$B mkfiles "$LTMPFS/ls" $ENTRIES > /dev/null
-	$B mkfiles "$LEXPORT/ls" $ENTRIES > /dev/null
+	case " $LWORKLOADS " in
+	*" untar "*)
+		mkdir -p "$W/tree"
+		$B mktree "$W/tree" $TREE_DIRS "$TREE_FILES" > /dev/null &&
+			(cd "$W/tree" && tar -cf "$TREE" .) || say "# loose: the tree could not be made"
+		rm -rf "$W/tree" ;;
+	esac
+	case " $LWORKLOADS " in
+	*" ls-l "*)
+		$B mkfiles "$LTMPFS/ls" $ENTRIES > /dev/null
+		$B mkfiles "$LEXPORT/ls" $ENTRIES > /dev/null ;;
+	esac
 	set_work tmpfs "$LTMPFS/w"
 	TMPFS_LS=$LTMPFS/ls
 	STATS=/tmp/v9fsd.$LPORT.stats
@@ -500,7 +521,7 @@ loose_section() {
 		lmount lo-ours-ac0 9P cache=loose,actimeo=0
 		lmount lo-ours-nocto 9P cache=loose,nocto
 		lmount lo-ours-trust 9P cache=loose,nocto,actimeo=3600
-		lmount lo-intree 9p cache=loose
+		[ "$OURS" = 1 ] || lmount lo-intree 9p cache=loose
 		lmount lo-ours-none 9P cache=none
 	else
 		say "# loose: v9fsd did not start"
@@ -533,9 +554,12 @@ say "# bench: kernel $(uname -r), msize $MSIZE, ${MIB} MiB sequential, $RAND ran
 	"$ROUNDS round(s) of the short workloads, $SLOW_ROUNDS of the long ones"
 
 # --- set-up (untimed) ----------------------------------------------------------------------
-$B mkfiles /tmp/bench-tmpfs/ls $ENTRIES > /dev/null
-$B mkfiles "$EXPORT/ls" $ENTRIES > /dev/null
-$B mkfiles "$DEXPORT/ls" $ENTRIES > /dev/null
+case " $WORKLOADS " in
+*" ls-l "*)
+	[ "$OURS" = 1 ] || $B mkfiles /tmp/bench-tmpfs/ls $ENTRIES > /dev/null
+	$B mkfiles "$EXPORT/ls" $ENTRIES > /dev/null
+	$B mkfiles "$DEXPORT/ls" $ENTRIES > /dev/null ;;
+esac
 mkdir -p /tmp/bench-tmpfs/w
 set_work tmpfs /tmp/bench-tmpfs/w
 
@@ -546,7 +570,9 @@ if v9fsd_start "$EXPORT" $PORT -m "$MSIZE"; then
 	else
 		say "# 9P.u: our module did not load: $(cat "$W/insmod")"
 	fi
-	if load_client 9p; then
+	if [ "$OURS" = 1 ]; then
+		:
+	elif load_client 9p; then
 		bench_mount 9p.u 9p 9p2000.u $PORT "msize=$MSIZE"
 		bench_mount 9p.L 9p 9p2000.L $PORT "msize=$MSIZE"
 	else
@@ -556,11 +582,17 @@ else
 	say "# v9fsd did not start"
 fi
 diod_pid=
-if command -v diod > /dev/null && load_client 9p; then
+if command -v diod > /dev/null && { [ "$OURS" = 1 ] || load_client 9p; }; then
 	diod -f -n -l 127.0.0.1:$DPORT -e "$DEXPORT" -c /dev/null -L /tmp/diod.log &
 	diod_pid=$!
-	sleep 1
-	bench_mount 9p.L-diod 9p 9p2000.L $DPORT "msize=$MSIZE,aname=$DEXPORT,uname=root"
+	# a loaded machine can take seconds to get it listening
+	_i=0
+	while [ $_i -lt 100 ] && ! netstat -ltn 2> /dev/null | grep -q ":$DPORT "; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	[ "$OURS" = 1 ] ||
+		bench_mount 9p.L-diod 9p 9p2000.L $DPORT "msize=$MSIZE,aname=$DEXPORT,uname=root"
 	load_client 9P > /dev/null 2>&1 &&
 		bench_mount 9P.L-diod 9P 9p2000.L $DPORT "msize=$MSIZE,aname=$DEXPORT,uname=root"
 	# diod's export is its own: the work directory is under it like the others'

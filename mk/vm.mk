@@ -40,3 +40,16 @@ bench: setup
 # Proof that the harness fails on a failing test, a panic and a hang.
 selftest: $(BUILD)/guest/base.cpio.gz $(BUILD)/$(firstword $(KERNELS))/modules.cpio.gz
 	@tests/vm/selftest.sh $(firstword $(KERNELS))
+
+# make bench-ab BASE=<rev> [KERNEL=6.12 | KERNELS='6.1 6.12'] [ROUNDS=3] [BENCH_QUICK=1]
+# [BENCH_SECTIONS=main,serial] [BENCH_WORKLOADS=seqwrite,stat]: our client and
+# v9fsd at BASE against the work tree's, interleaved in one boot per kernel
+# (tests/vm/bench-ab.sh, bench/ab.sh).
+.PHONY: bench-ab
+bench-ab: setup
+	@test -n "$(BASE)" || { echo "make bench-ab: BASE=<git revision> is required" >&2; exit 2; }
+	@$(MAKE) --no-print-directory KERNELS="$(BENCH_KERNELS)" $(BUILD)/guest/base.cpio.gz \
+		$(foreach k,$(BENCH_KERNELS),$(BUILD)/$(k)/modules.cpio.gz)
+	@V9FS_AB_ROUNDS=$(or $(ROUNDS),3) V9FS_AB_QUICK=$(BENCH_QUICK) \
+		V9FS_AB_SECTIONS=$(BENCH_SECTIONS) V9FS_AB_WORKLOADS=$(BENCH_WORKLOADS) \
+		tests/vm/bench-ab.sh $(BASE) $(BENCH_KERNELS)

@@ -4,10 +4,12 @@
 #   HOSTPROGS, each with the shared libraries ldd lists.
 # initramfs.sh modules SERIES OUT: what is particular to one kernel: 9p2000.ko and the
 #   in-tree 9p modules with their dependencies.
+# initramfs.sh ab OUT KO V9FSD: the base side of make bench-ab, /v9fs/ab/base/9p2000.ko
+#   and /v9fs/ab/base/v9fsd (bench/ab.sh).
 # The kernel unpacks concatenated cpio archives, so initrd = base + modules [+ extra].
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-what=${1:?usage: initramfs.sh base OUT | modules SERIES OUT | extra OUT PROG...}
+what=${1:?usage: initramfs.sh base OUT | modules SERIES OUT | extra OUT PROG... | ab OUT KO V9FSD}
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -90,6 +92,12 @@ extra)
 		mkdir -p "$stage/v9fs/user"
 		printf '%s\n' "$V9FS_CMD" > "$stage/v9fs/user/cmd"
 	fi
+	pack "$out"
+	;;
+ab)
+	out=${2:?} ko=${3:?} v9fsd=${4:?}
+	install -D -m 644 "$ko" "$stage/v9fs/ab/base/9p2000.ko"
+	install -D -m 755 "$v9fsd" "$stage/v9fs/ab/base/v9fsd"
 	pack "$out"
 	;;
 *)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # run-guest.sh SERIES: boot Debian's SERIES kernel in QEMU with the test initramfs
 # and bring the verdict back.
-#   V9FS_MODE=test|run|bench|shell   what the guest's /init does (default test)
+#   V9FS_MODE=test|run|bench|bench-ab|shell   what the guest's /init does (default test)
 #   V9FS_SUITES=a,b                  test mode: only these suites (names without .sh)
 #   V9FS_SUITEDIR=/v9fs/selftest     test mode: another suite folder in the guest
 #   V9FS_TIMEOUT=seconds             host-side bound on the whole boot (default 2400)
@@ -10,6 +10,7 @@
 #   V9FS_EXTRA=file.cpio.gz          one more archive for the initramfs (make run)
 #   V9FS_INTERACTIVE=1               run/shell mode: the console is this terminal
 #   V9FS_ACCEL=kvm                   use KVM instead of software emulation
+#   V9FS_APPEND='k=v ...'            more kernel parameters (/init's environment)
 # Every boot has two virtio 9P devices (mount tags v9share0 and v9share1) on one
 # host scratch folder $vm/share, QEMU's own 9P server, seeded with host-seed.txt
 # and removed with the boot's folder when QEMU is done.
@@ -60,6 +61,7 @@ append="console=ttyS0 panic=-1 quiet v9fs_mode=$mode"
 [ -n "${V9FS_TSCALE:-}" ] && append="$append v9fs_tscale=$V9FS_TSCALE"
 [ "${V9FS_FULL:-0}" = 1 ] && append="$append v9fs_full=1"
 [ "${V9FS_INTERACTIVE:-0}" = 1 ] && append="$append v9fs_interactive=1"
+[ -n "${V9FS_APPEND:-}" ] && append="$append $V9FS_APPEND"
 
 console=file:$con
 [ "${V9FS_INTERACTIVE:-0}" = 1 ] && console=stdio
