@@ -212,6 +212,7 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 			  c->trans.ops->max_msize, c->trans.ops->max_msize);
 		c->msize = c->trans.ops->max_msize;
 	}
+	c->trans.msize = c->msize;
 	/*
 	 * The task references let ninep_client_fail() signal a thread that
 	 * client_shutdown() already stopped.

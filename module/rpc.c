@@ -510,6 +510,31 @@ void ninep_client_fail(struct ninep_client *c, int err, const char *why)
 		send_sig(SIGKILL, c->tx_task, 1);
 }
 
+/*
+ * Room for a reply whose length no count in its request bounds: any Rwalk,
+ * Rstat, Rgetattr, Rreadlink, Rerror. The same for the reply to a
+ * zero-copy Tread that does not carry the payload (an error).
+ */
+#define NINEP_REPLY_ROOM	8192
+
+/*
+ * The longest reply @f may get, at most msize (ninep_msg.rmax): a Tread's
+ * or Treaddir's by its count, unless the payload goes to pages (@zc).
+ */
+u32 ninep_reply_max(const struct ninep_client *c, const struct v9p_fcall *f,
+		    bool zc)
+{
+	u32 room = NINEP_REPLY_ROOM, count = 0;
+
+	if (f->type == V9P_TREAD && !zc)
+		count = f->tread.count;
+	else if (f->type == V9P_TREADDIR)
+		count = f->treaddir.count;
+	if (count)
+		room = max(room, V9P_RREAD_HDRSZ + min(count, c->msize));
+	return min(room, c->msize);
+}
+
 /* Pack @f (its tag set from @req) into the request's transmit buffer. */
 int ninep_req_pack(struct ninep_client *c, struct ninep_req *req,
 		   struct v9p_fcall *f)
@@ -530,6 +555,7 @@ int ninep_req_pack(struct ninep_client *c, struct ninep_req *req,
 	if (len < 0)
 		return len;
 	req->tlen = len;
+	req->rmax = ninep_reply_max(c, f, req->zc);
 	return 0;
 }
 
@@ -551,9 +577,15 @@ static int tx_write(struct ninep_client *c, struct ninep_req *req, u32 off,
 	const struct ninep_trans_ops *ops = c->trans.ops;
 	int err;
 
-	if (req->zc) {
-		err = ops->send_zc(&c->trans, req->tbuf, req->tlen, req->zc,
-				   block);
+	if (ops->send_msg) {
+		struct ninep_msg m = {
+			.buf = req->tbuf,
+			.len = req->tlen,
+			.rmax = req->rmax,
+			.zc = req->zc,
+		};
+
+		err = ops->send_msg(&c->trans, &m, block);
 		if (err == -EAGAIN && !block)
 			return 0;
 		if (err || block)
@@ -583,7 +615,7 @@ int ninep_req_send(struct ninep_client *c, struct ninep_req *req)
 		spin_unlock(&c->lock);
 		return req->err ? req->err : -EIO;
 	}
-	if (ops->send_nb && !c->tx_busy && !c->tx_partial &&
+	if ((ops->send_nb || ops->send_msg) && !c->tx_busy && !c->tx_partial &&
 	    list_empty(&c->tx_queue)) {
 		c->tx_busy = true;
 		/* Before sending: the reply may beat send_nb()'s return. */
@@ -1028,7 +1060,7 @@ fail:
 
 /*
  * Decode the reply in rbuf. The Rread of a zero-copy Tread comes as its
- * header alone (see send_zc in trans.h): count[4] tells how many bytes the
+ * header alone (see send_msg in trans.h): count[4] tells how many bytes the
  * device put into the pages, which the transport checked against them.
  */
 static int rx_unpack(struct ninep_client *c, struct ninep_req *req)

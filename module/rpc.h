@@ -60,8 +60,9 @@ struct ninep_req {
 	u8 *rbuf;
 	u32 rcap;
 	u32 rlen;
+	u32 rmax;			/* longest reply it may get (ninep_msg) */
 	/*
-	 * Tread/Twrite whose payload is the caller's pages (send_zc): a
+	 * Tread/Twrite whose payload is the caller's pages (send_msg): a
 	 * Tread's reply then comes without its data, which is in the pages.
 	 */
 	struct ninep_zc *zc;
@@ -172,6 +173,8 @@ struct ninep_req *ninep_req_new(struct ninep_client *c, u32 rcap,
 void ninep_req_put(struct ninep_req *req);
 int ninep_req_pack(struct ninep_client *c, struct ninep_req *req,
 		   struct v9p_fcall *f);
+u32 ninep_reply_max(const struct ninep_client *c, const struct v9p_fcall *f,
+		    bool zc);
 int ninep_req_send(struct ninep_client *c, struct ninep_req *req);
 void ninep_req_drop(struct ninep_client *c, struct ninep_req *req);
 int ninep_req_wait(struct ninep_client *c, struct ninep_req *req,
