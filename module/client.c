@@ -31,28 +31,15 @@
 static atomic_t live_clients = ATOMIC_INIT(0);
 static atomic_t live_fids = ATOMIC_INIT(0);
 
-static int live_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%d\n", atomic_read(kp->arg));
-}
-
-/* The parameter parser calls ->set unconditionally: refuse, don't oops. */
-static int live_set(const char *val, const struct kernel_param *kp)
-{
-	return -EPERM;
-}
-
-const struct kernel_param_ops ninep_live_ops = {
-	.set = live_set,
-	.get = live_get,
-};
-
 module_param_cb(live_clients, &ninep_live_ops, &live_clients, 0444);
 MODULE_PARM_DESC(live_clients, "9P connections alive (read-only)");
 module_param_cb(live_fids, &ninep_live_ops, &live_fids, 0444);
 MODULE_PARM_DESC(live_fids, "fids allocated (read-only)");
 
 static struct kmem_cache *fid_cache;
+
+/* The RPC core's hooks into the fids (below, with the fids). */
+static const struct ninep_rpc_ops client_rpc_ops;
 
 u32 ninep_client_msize(const struct ninep_client *c)
 {
@@ -191,6 +178,7 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 	init_waitqueue_head(&c->tag_wq);
 	mutex_init(&c->rx_mutex);
 	init_waitqueue_head(&c->rx_wq);
+	c->ops = &client_rpc_ops;
 	c->trans.ready = ninep_rx_readable;
 	ida_init(&c->fids);
 	INIT_LIST_HEAD(&c->pool);
@@ -224,6 +212,7 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 			  c->trans.ops->max_msize, c->trans.ops->max_msize);
 		c->msize = c->trans.ops->max_msize;
 	}
+	c->trans.msize = c->msize;
 	/*
 	 * The task references let ninep_client_fail() signal a thread that
 	 * client_shutdown() already stopped.
@@ -319,7 +308,7 @@ struct ninep_fid *ninep_fid_new(struct ninep_client *c)
 	return fid;
 }
 
-void ninep_fid_free(struct ninep_fid *fid)
+static void fid_free(struct ninep_fid *fid)
 {
 	ida_free(&fid->clnt->fids, fid->fid);
 	kmem_cache_free(fid_cache, fid);
@@ -404,7 +393,7 @@ forget:
 		return;
 	}
 free:
-	ninep_fid_free(fid);
+	fid_free(fid);
 }
 
 /*
@@ -425,11 +414,11 @@ int ninep_fid_clunk(struct ninep_fid *fid)
 	if (WARN_ON_ONCE(!refcount_dec_and_test(&fid->ref)))
 		return -EBUSY;	/* the other holder's put clunks it */
 	if (!fid->established) {
-		ninep_fid_free(fid);
+		fid_free(fid);
 		return 0;
 	}
 	if (READ_ONCE(c->dead)) {
-		ninep_fid_free(fid);
+		fid_free(fid);
 		return -EIO;
 	}
 	err = -EINTR;
@@ -449,7 +438,7 @@ int ninep_fid_clunk(struct ninep_fid *fid)
 	if (!err || !abandoned) {
 		/* Answered, or the connection is dead: the number is free. */
 		ninep_req_put(req);
-		ninep_fid_free(fid);
+		fid_free(fid);
 	}
 	return err;
 async:
@@ -471,6 +460,44 @@ int ninep_client_clunks_wait(struct ninep_client *c)
 
 	return left < 0 ? -EINTR : 0;
 }
+
+/*
+ * The RPC core's hooks (struct ninep_rpc_ops): what retiring a request
+ * means for the fid it carried.
+ */
+
+/* A Tclunk is retired: the server has let the fid go, or the connection is gone. */
+static void clunk_retired(struct ninep_req *req)
+{
+	struct ninep_client *c = req->clnt;
+	struct ninep_fid *fid = req->clunk_fid;
+
+	if (req->state == REQ_DONE && req->rc.type == V9P_RERROR)
+		clnt_dbg(c, NINEP_DEBUG_ERROR, "clunk of fid %u failed: %.*s\n",
+			 fid->fid, req->rc.rerror.ename.len,
+			 req->rc.rerror.ename.s);
+	fid_free(fid);
+	if (atomic_dec_and_test(&c->clunks))
+		wake_up_all(&c->idle_wq);
+}
+
+/*
+ * The call that was to set @fid up is over, or was given up and retired:
+ * if the server answered it, the fid exists there and the last put clunks
+ * it (a fid the server does not know only earns an Rerror).
+ */
+static void orphan_put(struct ninep_fid *fid, bool known)
+{
+	if (known)
+		fid->established = true;
+	ninep_fid_put(fid);
+}
+
+static const struct ninep_rpc_ops client_rpc_ops = {
+	.clunk_retired = clunk_retired,
+	.fid_put = orphan_put,
+	.zc_free = ninep_zc_free,
+};
 
 /* ---- module ---- */
 

@@ -36,7 +36,7 @@ static unsigned int io_window(const struct ninep_fid *fid)
 
 /*
  * Chunks from this size up, of a user buffer, go zero-copy where the
- * transport can (send_zc): the device moves the bytes to or from the
+ * transport can (send_msg): the device moves the bytes to or from the
  * caller's pages. Smaller ones are copied: a zero-copy request costs a
  * fixed amount more (the payload descriptor, page references taken and
  * put, a read's pages dirtied), and over virtio under TCG 4 KiB reads and
@@ -49,7 +49,7 @@ static unsigned int io_window(const struct ninep_fid *fid)
 static bool io_zc(const struct ninep_client *c, const struct iov_iter *it,
 		  u32 count)
 {
-	return c->trans.ops->send_zc && user_backed_iter(it) &&
+	return c->trans.ops->send_msg && user_backed_iter(it) &&
 	       count >= NINEP_ZC_MIN;
 }
 
@@ -88,6 +88,9 @@ static struct ninep_zc *zc_pin(const struct ninep_client *c,
 	pages = (struct page **)&zc->bv[max];
 	zc->nr = 0;
 	zc->rd = rd;
+	/* Of the replies to a Tread, Rread carries the payload, after its count. */
+	zc->rhdr = V9P_RREAD_HDRSZ;
+	zc->rtype = V9P_RREAD;
 	while (got < *count && zc->nr < max) {
 		unsigned int np;
 		size_t off, done = 0;
@@ -256,6 +259,7 @@ static struct ninep_req *write_start(struct ninep_fid *fid, u64 off,
 		goto fail;
 	}
 	req->tlen = hlen + inline_len;
+	req->rmax = ninep_reply_max(c, &f, zc);
 	err = ninep_req_send(c, req);
 	if (err)
 		goto fail;

@@ -39,6 +39,22 @@
 /* msize-sized buffers kept per connection for bulk messages. */
 #define NINEP_POOL_MAX		8
 
+static int live_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%d\n", atomic_read(kp->arg));
+}
+
+/* The parameter parser calls ->set unconditionally: refuse, don't oops. */
+static int live_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+const struct kernel_param_ops ninep_live_ops = {
+	.set = live_set,
+	.get = live_get,
+};
+
 static atomic_t live_reqs = ATOMIC_INIT(0);
 module_param_cb(live_reqs, &ninep_live_ops, &live_reqs, 0444);
 MODULE_PARM_DESC(live_reqs, "9P requests allocated (read-only)");
@@ -106,7 +122,7 @@ void ninep_req_put(struct ninep_req *req)
 	buf_free(req->clnt, req->tbuf, req->tpooled);
 	buf_free(req->clnt, req->rbuf, req->rpooled);
 	if (req->zc)
-		ninep_zc_free(req->zc);
+		req->clnt->ops->zc_free(req->zc);
 	kmem_cache_free(req_cache, req);
 	atomic_dec(&live_reqs);
 }
@@ -353,6 +369,12 @@ static bool rc_is_error(u8 type)
 	return type == V9P_RERROR || type == V9P_RLERROR;
 }
 
+/* The server answered @req, and not with an error: c->lock, or retired. */
+static bool req_answered(const struct ninep_req *req)
+{
+	return req->state == REQ_DONE && !rc_is_error(req->rc.type);
+}
+
 /*
  * Take @req out of the tag table (c->lock held) and add it to @list, whose
  * entries req_retired() finishes once the lock is dropped.
@@ -406,28 +428,15 @@ static void __req_retired(struct ninep_client *c, struct list_head *list,
 			ninep_req_put(req->flushed);
 		req->flushed = NULL;
 		if (req->clunk_fid) {
-			if (req->state == REQ_DONE &&
-			    req->rc.type == V9P_RERROR)
-				clnt_dbg(c, NINEP_DEBUG_ERROR,
-					 "clunk of fid %u failed: %.*s\n",
-					 req->clunk_fid->fid,
-					 req->rc.rerror.ename.len,
-					 req->rc.rerror.ename.s);
-			ninep_fid_free(req->clunk_fid);
+			c->ops->clunk_retired(req);
 			req->clunk_fid = NULL;
-			if (atomic_dec_and_test(&c->clunks))
-				wake_up_all(&c->idle_wq);
 		}
 		if (req->orphan_fid) {
 			/*
-			 * The request that was to set up this fid was given up;
-			 * if the server answered it, the fid may exist there,
-			 * so let the last put clunk it (an unknown fid only
-			 * earns an Rerror).
+			 * The request that was to set up this fid was given
+			 * up; if the server answered it, the fid may exist
+			 * there (fid_put() is told so).
 			 */
-			if (req->state == REQ_DONE &&
-			    !rc_is_error(req->rc.type))
-				req->orphan_fid->established = true;
 			if (recv && current != c->rx_task &&
 			    !READ_ONCE(c->dead)) {
 				/* The table's reference goes with it. */
@@ -435,7 +444,7 @@ static void __req_retired(struct ninep_client *c, struct list_head *list,
 				atomic_inc(&c->retired);
 				continue;
 			}
-			ninep_fid_put(req->orphan_fid);
+			c->ops->fid_put(req->orphan_fid, req_answered(req));
 			req->orphan_fid = NULL;
 		}
 		ninep_req_put(req);
@@ -501,6 +510,31 @@ void ninep_client_fail(struct ninep_client *c, int err, const char *why)
 		send_sig(SIGKILL, c->tx_task, 1);
 }
 
+/*
+ * Room for a reply whose length no count in its request bounds: any Rwalk,
+ * Rstat, Rgetattr, Rreadlink, Rerror. The same for the reply to a
+ * zero-copy Tread that does not carry the payload (an error).
+ */
+#define NINEP_REPLY_ROOM	8192
+
+/*
+ * The longest reply @f may get, at most msize (ninep_msg.rmax): a Tread's
+ * or Treaddir's by its count, unless the payload goes to pages (@zc).
+ */
+u32 ninep_reply_max(const struct ninep_client *c, const struct v9p_fcall *f,
+		    bool zc)
+{
+	u32 room = NINEP_REPLY_ROOM, count = 0;
+
+	if (f->type == V9P_TREAD && !zc)
+		count = f->tread.count;
+	else if (f->type == V9P_TREADDIR)
+		count = f->treaddir.count;
+	if (count)
+		room = max(room, V9P_RREAD_HDRSZ + min(count, c->msize));
+	return min(room, c->msize);
+}
+
 /* Pack @f (its tag set from @req) into the request's transmit buffer. */
 int ninep_req_pack(struct ninep_client *c, struct ninep_req *req,
 		   struct v9p_fcall *f)
@@ -521,6 +555,7 @@ int ninep_req_pack(struct ninep_client *c, struct ninep_req *req,
 	if (len < 0)
 		return len;
 	req->tlen = len;
+	req->rmax = ninep_reply_max(c, f, req->zc);
 	return 0;
 }
 
@@ -542,9 +577,15 @@ static int tx_write(struct ninep_client *c, struct ninep_req *req, u32 off,
 	const struct ninep_trans_ops *ops = c->trans.ops;
 	int err;
 
-	if (req->zc) {
-		err = ops->send_zc(&c->trans, req->tbuf, req->tlen, req->zc,
-				   block);
+	if (ops->send_msg) {
+		struct ninep_msg m = {
+			.buf = req->tbuf,
+			.len = req->tlen,
+			.rmax = req->rmax,
+			.zc = req->zc,
+		};
+
+		err = ops->send_msg(&c->trans, &m, block);
 		if (err == -EAGAIN && !block)
 			return 0;
 		if (err || block)
@@ -574,7 +615,7 @@ int ninep_req_send(struct ninep_client *c, struct ninep_req *req)
 		spin_unlock(&c->lock);
 		return req->err ? req->err : -EIO;
 	}
-	if (ops->send_nb && !c->tx_busy && !c->tx_partial &&
+	if ((ops->send_nb || ops->send_msg) && !c->tx_busy && !c->tx_partial &&
 	    list_empty(&c->tx_queue)) {
 		c->tx_busy = true;
 		/* Before sending: the reply may beat send_nb()'s return. */
@@ -637,7 +678,7 @@ static void req_abandon(struct ninep_client *c, struct ninep_req *req,
 	struct ninep_req *flush = NULL;
 	struct v9p_fcall f = { .type = V9P_TFLUSH };
 	LIST_HEAD(list);
-	bool need_flush;
+	bool need_flush, known = false;
 
 	spin_lock(&c->lock);
 	need_flush = req->state == REQ_SENT && req->in_table;
@@ -685,10 +726,9 @@ static void req_abandon(struct ninep_client *c, struct ninep_req *req,
 	if (fid && req->in_table) {
 		req->orphan_fid = fid;
 		fid = NULL;
-	} else if (fid && req->state == REQ_DONE &&
-		   !rc_is_error(req->rc.type)) {
+	} else if (fid && req_answered(req)) {
 		/* Answered just now: the server has the fid; clunk it. */
-		fid->established = true;
+		known = true;
 	}
 	spin_unlock(&c->lock);
 	req_retired(c, &list);
@@ -706,7 +746,7 @@ static void req_abandon(struct ninep_client *c, struct ninep_req *req,
 		}
 	}
 	if (fid)
-		ninep_fid_put(fid);
+		c->ops->fid_put(fid, known);
 	ninep_req_put(req);
 }
 
@@ -879,7 +919,7 @@ static struct ninep_req *rpc_finish(struct ninep_client *c,
 		}
 	}
 	if (fid)
-		ninep_fid_put(fid);
+		c->ops->fid_put(fid, false);
 	return req;
 }
 
@@ -947,7 +987,7 @@ void ninep_rx_run_deferred(struct ninep_client *c)
 	struct ninep_req *req, *next;
 
 	llist_for_each_entry_safe(req, next, n, defer_node) {
-		ninep_fid_put(req->orphan_fid);
+		c->ops->fid_put(req->orphan_fid, req_answered(req));
 		req->orphan_fid = NULL;
 		ninep_req_put(req);
 	}
@@ -1020,7 +1060,7 @@ fail:
 
 /*
  * Decode the reply in rbuf. The Rread of a zero-copy Tread comes as its
- * header alone (see send_zc in trans.h): count[4] tells how many bytes the
+ * header alone (see send_msg in trans.h): count[4] tells how many bytes the
  * device put into the pages, which the transport checked against them.
  */
 static int rx_unpack(struct ninep_client *c, struct ninep_req *req)

@@ -46,7 +46,8 @@ struct ninep_req {
 	bool in_table;			/* c->lock */
 	bool flushing;			/* a Tflush for it is outstanding */
 	struct ninep_req *flushed;	/* Tflush only: the request it flushes */
-	struct ninep_fid *clunk_fid;	/* Tclunk only: freed on retire */
+	/* Both opaque here: what becomes of them is c->ops' business. */
+	struct ninep_fid *clunk_fid;	/* Tclunk only: released on retire */
 	struct ninep_fid *orphan_fid;	/* fid of an abandoned request */
 	struct list_head tx_node;	/* c->tx_queue */
 	struct list_head retire_node;	/* local lists while retiring */
@@ -59,8 +60,9 @@ struct ninep_req {
 	u8 *rbuf;
 	u32 rcap;
 	u32 rlen;
+	u32 rmax;			/* longest reply it may get (ninep_msg) */
 	/*
-	 * Tread/Twrite whose payload is the caller's pages (send_zc): a
+	 * Tread/Twrite whose payload is the caller's pages (send_msg): a
 	 * Tread's reply then comes without its data, which is in the pages.
 	 */
 	struct ninep_zc *zc;
@@ -84,8 +86,31 @@ struct ninep_tags {
 	unsigned int count;		/* all of them; READ_ONCE outside c->lock */
 };
 
+/*
+ * What the RPC core does with the fids and payloads its requests carry.
+ * The client layer sets them when it creates a connection, so that the
+ * core acts on a fid or a page only through them and never calls up.
+ */
+struct ninep_rpc_ops {
+	/*
+	 * The Tclunk @req retired (answered, flushed, or the connection
+	 * died): the fid in req->clunk_fid may go. Any task context, the
+	 * receiver's included, so it must not wait for a reply.
+	 */
+	void (*clunk_retired)(struct ninep_req *req);
+	/*
+	 * Drop a reference to @fid that a call setting it up held; @known:
+	 * the server answered that call, so it has the fid now. May send a
+	 * Tclunk, never waits for a reply.
+	 */
+	void (*fid_put)(struct ninep_fid *fid, bool known);
+	/* Put a zero-copy payload's page references and free it. */
+	void (*zc_free)(struct ninep_zc *zc);
+};
+
 struct ninep_client {
 	struct ninep_trans trans;
+	const struct ninep_rpc_ops *ops;	/* set at creation, never NULL */
 	char *peer;			/* for log lines: address or "fd r/w" */
 	spinlock_t lock;		/* states, table membership, tx_queue */
 	struct ninep_tags tags;		/* tag -> request */
@@ -148,6 +173,8 @@ struct ninep_req *ninep_req_new(struct ninep_client *c, u32 rcap,
 void ninep_req_put(struct ninep_req *req);
 int ninep_req_pack(struct ninep_client *c, struct ninep_req *req,
 		   struct v9p_fcall *f);
+u32 ninep_reply_max(const struct ninep_client *c, const struct v9p_fcall *f,
+		    bool zc);
 int ninep_req_send(struct ninep_client *c, struct ninep_req *req);
 void ninep_req_drop(struct ninep_client *c, struct ninep_req *req);
 int ninep_req_wait(struct ninep_client *c, struct ninep_req *req,
@@ -186,6 +213,5 @@ void ninep_zc_free(struct ninep_zc *zc);
 
 /* client.c */
 struct ninep_fid *ninep_fid_new(struct ninep_client *c);
-void ninep_fid_free(struct ninep_fid *fid);
 
 #endif /* NINEP_RPC_H */

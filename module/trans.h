@@ -19,7 +19,7 @@ struct ninep_trans;
 /*
  * The payload of a zero-copy Tread or Twrite: pages of the caller's buffer,
  * each with a reference held, at most NINEP_ZC_MAX_PAGES(msize) of them.
- * Whoever holds the references puts them: the client until send_zc() posted
+ * Whoever holds the references puts them: the client until send_msg() posted
  * the message, the transport from then on (it sets nr to 0), since the
  * device may touch the pages for as long as it holds the message, however
  * long the caller waits.
@@ -28,6 +28,13 @@ struct ninep_zc {
 	unsigned int nr;		/* entries of bv[] holding a reference */
 	u32 len;			/* payload bytes in bv[] */
 	bool rd;			/* Tread: the device writes the pages */
+	/*
+	 * When @rd: the bytes of the reply that precede its payload (they
+	 * go to the reply buffer, the payload to the pages), and the reply
+	 * type that carries a payload; any other reply comes whole.
+	 */
+	u32 rhdr;
+	u8 rtype;
 	struct bio_vec bv[];
 };
 
@@ -47,6 +54,26 @@ struct ninep_zc {
  */
 #define NINEP_TRANS_F_FDS	0x2
 
+/*
+ * One whole message as the client core hands it to a transport that takes
+ * messages (send_msg), with what such a transport needs to know of it, so
+ * that it never reads the message itself.
+ */
+struct ninep_msg {
+	const void *buf;
+	u32 len;
+	/*
+	 * The longest reply it may get, at most msize: the room for it. Of
+	 * a @zc Tread, the longest reply but the one with the payload.
+	 */
+	u32 rmax;
+	/*
+	 * Tread or Twrite whose payload is the caller's pages, or NULL: a
+	 * Twrite's data follows @buf on the wire.
+	 */
+	struct ninep_zc *zc;
+};
+
 struct ninep_trans_ops {
 	/* trans= and proto= name the transport by this; unique. */
 	const char *name;
@@ -59,7 +86,7 @@ struct ninep_trans_ops {
 	u32 max_msize;
 	/* Called in the mounting task (its fds, its network namespace). */
 	int (*connect)(struct ninep_trans *t, const struct ninep_client_opts *o);
-	/* Write all @len bytes or fail with a negative errno. */
+	/* Write all @len bytes or fail with a negative errno (or send_msg). */
 	int (*send)(struct ninep_trans *t, const void *buf, size_t len);
 	/*
 	 * Optional: write what fits now without blocking or sleeping on a
@@ -83,19 +110,20 @@ struct ninep_trans_ops {
 	 */
 	void (*ack)(struct ninep_trans *t);
 	/*
-	 * Optional: send the Tread or Twrite at @buf (@len bytes: the whole
-	 * Tread, or a Twrite's header) with @zc as its payload, the device
-	 * moving the bytes to or from the pages itself. A Twrite's data
-	 * follows @buf on the wire; a Tread's reply is received with its data
-	 * already in the pages: recv/recv_nb hand out its first
-	 * V9P_RREAD_HDRSZ bytes only, size[4] saying so (count[4] says how
-	 * many bytes the pages got). Any other reply to it (an error) comes
-	 * whole. Blocks while there is no room if @block, else fails with
-	 * -EAGAIN. 0 once posted (the references in @zc are then the
-	 * transport's) or a negative errno (they stay the caller's).
+	 * In place of send and send_nb, for a transport that posts each
+	 * message whole with room for its reply: send @m, all of it or
+	 * nothing. Its @zc payload, if any, the device moves to or from the
+	 * pages itself: a Tread's reply is received with its payload already
+	 * in the pages, recv/recv_nb handing out its first zc->rhdr bytes
+	 * only, size[4] saying so (the count in them says how many bytes the
+	 * pages got); any other reply to it comes whole. Blocks while there
+	 * is no room if @block, else fails with -EAGAIN. 0 once posted (the
+	 * references in @m->zc are then the transport's, which sets nr to 0)
+	 * or a negative errno (they stay the caller's). A transport with
+	 * send_msg takes zero-copy payloads.
 	 */
-	int (*send_zc)(struct ninep_trans *t, const void *buf, size_t len,
-		       struct ninep_zc *zc, bool block);
+	int (*send_msg)(struct ninep_trans *t, const struct ninep_msg *m,
+			bool block);
 	/* Unblock send/recv for good (shutdown); the transport stays allocated. */
 	void (*abort)(struct ninep_trans *t);
 	/* Release everything connect() took. After abort() or instead of it. */
@@ -107,6 +135,12 @@ struct ninep_trans {
 	void *priv;			/* the transport's own state */
 	unsigned int debug;		/* NINEP_DEBUG_* of the mount */
 	void (*ready)(struct ninep_trans *t);	/* set before connect() */
+	/*
+	 * The msize the client asks the server for, at most max_msize: no
+	 * message or reply is longer. Set after connect(), before the first
+	 * message is sent; never raised.
+	 */
+	u32 msize;
 };
 
 extern const struct ninep_trans_ops ninep_trans_tcp;

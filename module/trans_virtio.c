@@ -5,24 +5,26 @@
  *
  * The device works in requests: the driver posts one buffer for the message
  * and one for the reply, the device hands both back when it answered. The
- * client core expects a byte stream, so this file emulates one: send copies
- * each whole message into a block (message, then room for the reply) and
- * posts it; replies are queued in the order the device completes them and
- * handed out by recv/recv_nb byte for byte, a cursor keeping the place in
- * the reply being read.
+ * client core expects a byte stream, so this file emulates one: send_msg
+ * copies each whole message into a block (message, then room for the
+ * longest reply the client says it may get) and posts it; replies are
+ * queued in the order the device completes them and handed out by
+ * recv/recv_nb byte for byte, a cursor keeping the place in the reply being
+ * read. What a message is, this file never reads from it: the client says.
  *
- * Large reads and writes of user buffers skip both copies (send_zc): the
- * block holds the Tread or the Twrite's header and the reply's header, and
- * the caller's pages follow in the scatterlist, so the device reads a
- * Twrite's data from them and writes an Rread's data into them. The block
- * holds the page references from the moment it is posted until the device
- * hands it back (or the device goes), however long the caller waits. The
- * client marked a Tread's pages dirty before sending, as direct I/O does;
- * when the reply is handed out, the pages are put at once if they are all
- * still dirty. Otherwise (written back meanwhile), and for a block handed
- * back in the interrupt callback unanswered, a work item puts them, marking
- * a Tread's dirty again first: that may sleep on a page lock, which the
- * receiver must never wait for (its holder may be waiting for a reply).
+ * Large reads and writes of user buffers skip both copies (a zero-copy
+ * payload in send_msg): the block holds the Tread or the Twrite's header
+ * and the reply's header, and the caller's pages follow in the
+ * scatterlist, so the device reads a Twrite's data from them and writes an
+ * Rread's data into them. The block holds the page references from the
+ * moment it is posted until the device hands it back (or the device goes),
+ * however long the caller waits. The client marked a Tread's pages dirty
+ * before sending, as direct I/O does; when the reply is handed out, the
+ * pages are put at once if they are all still dirty. Otherwise (written
+ * back meanwhile), and for a block handed back in the interrupt callback
+ * unanswered, a work item puts them, marking a Tread's dirty again first:
+ * that may sleep on a page lock, which the receiver must never wait for
+ * (its holder may be waiting for a reply).
  *
  * Blocks are kept for reuse, a few per channel: a fresh one costs more than
  * the copies (a large allocation is zeroed first on kernels that initialise
@@ -65,16 +67,13 @@
 #include "trans.h"
 
 /* Longest mount tag taken from a device (QEMU allows 255 bytes). */
-#define VT_TAG_MAX		255
-/* Reply room of a request whose reply size is not given by a count. */
+#define VT_MOUNT_TAG_MAX		255
+/*
+ * Room beside a whole msize of message in a large block, for the reply: a
+ * large block then serves any later request of the mount.
+ */
 #define VT_SMALL_REPLY		8192
 #define VT_HDRSZ		7	/* size[4] type[1] tag[2] */
-/* Type byte and count[4] offset of Tread and Treaddir. */
-#define VT_TREAD		116
-#define VT_TREADDIR		40
-#define VT_TVERSION		100
-#define VT_COUNT_OFF		19
-#define VT_MSIZE_OFF		7
 
 /*
  * A small block is one kmalloc of this size, header included: every request
@@ -113,6 +112,8 @@ struct vt_buf {
 	unsigned int zc_nr;
 	u32 zc_len;			/* payload bytes in them */
 	bool zc_rd;			/* a Tread: the device writes them */
+	u32 zc_hdr;			/* its reply's bytes before them */
+	u8 zc_rtype;			/* the reply type that fills them */
 	unsigned int pinned;		/* page references this block holds */
 	struct scatterlist sg[];
 };
@@ -135,7 +136,6 @@ struct vt_chan {
 	u64 completions;		/* used buffers seen: room in the ring */
 	struct ninep_trans *t;		/* the connection, NULL if none */
 	struct list_head done;		/* answered, in completion order */
-	u32 msize;			/* from the Tversion sent, capped */
 	wait_queue_head_t wq;		/* ring room, replies, death */
 	struct list_head free_small;	/* blocks for reuse, the device */
 	struct list_head free_big;	/* holds none of them */
@@ -184,18 +184,6 @@ static unsigned int vt_map(struct scatterlist *sg, void *p, size_t len)
 		len -= take;
 	}
 	return n;
-}
-
-/* Room for the reply to @msg: Tread/Treaddir by their count, else small. */
-static u32 vt_reply_room(const u8 *msg, size_t len, u32 msize)
-{
-	u32 want = VT_SMALL_REPLY;
-
-	if ((msg[4] == VT_TREAD || msg[4] == VT_TREADDIR) &&
-	    len >= VT_COUNT_OFF + 4)
-		want = max_t(u32, want, 11 + min_t(u32, vt_le32(msg + VT_COUNT_OFF),
-						   NINEP_VIRTIO_MAX_MSIZE));
-	return min(want, msize);
 }
 
 /* Bytes of a block header with room for @nsg scatterlist entries. */
@@ -261,17 +249,17 @@ static void vt_buf_free_list(struct list_head *list)
 		vt_buf_free(b);
 }
 
-/*
- * A new block with room for @need bytes; NULL without memory. A large one
- * is sized for msize so that it serves any later request of the mount.
- * Called in a NOFS scope.
- */
 static bool vt_small(size_t need)
 {
 	return need + vt_hdr_size(VT_SMALL_SG) <= VT_SMALL_BLOCK;
 }
 
-static struct vt_buf *vt_buf_alloc(struct vt_chan *ch, size_t need)
+/*
+ * A new block with room for @need bytes; NULL without memory. A large one
+ * is sized for @msize so that it serves any later request of the mount.
+ * Called in a NOFS scope.
+ */
+static struct vt_buf *vt_buf_alloc(size_t need, u32 msize)
 {
 	size_t hdr = vt_hdr_size(VT_SMALL_SG);
 	struct vt_buf *b;
@@ -289,8 +277,7 @@ static struct vt_buf *vt_buf_alloc(struct vt_chan *ch, size_t need)
 		b->pinned = 0;
 		return b;
 	}
-	cap = PAGE_ALIGN(max_t(size_t, need,
-			       (size_t)READ_ONCE(ch->msize) + VT_SMALL_REPLY));
+	cap = PAGE_ALIGN(max_t(size_t, need, (size_t)msize + VT_SMALL_REPLY));
 	/* Contiguous pages if there are some at once, else vmalloc. */
 	data = alloc_pages_exact(cap, GFP_KERNEL | __GFP_NORETRY |
 				 __GFP_NOWARN);
@@ -407,7 +394,7 @@ static void vt_free_lists_take(struct vt_chan *ch, struct list_head *list)
 }
 
 /* A block, kept or new, with room for @need bytes; NULL without memory. */
-static struct vt_buf *vt_buf_get(struct vt_chan *ch, size_t need)
+static struct vt_buf *vt_buf_get(struct vt_chan *ch, size_t need, u32 msize)
 {
 	unsigned int nofs;
 	struct vt_buf *b;
@@ -416,7 +403,7 @@ static struct vt_buf *vt_buf_get(struct vt_chan *ch, size_t need)
 	if (!b) {
 		/* A scope rather than GFP_NOFS: 6.1's vmalloc() takes no gfp. */
 		nofs = memalloc_nofs_save();
-		b = vt_buf_alloc(ch, need);
+		b = vt_buf_alloc(need, msize);
 		memalloc_nofs_restore(nofs);
 	}
 	return b;
@@ -440,19 +427,21 @@ static void vt_map_zc(struct vt_buf *b, unsigned int at,
 	b->zc_nr = zc->nr;
 	b->zc_len = zc->len;
 	b->zc_rd = zc->rd;
+	b->zc_hdr = zc->rhdr;
+	b->zc_rtype = zc->rtype;
 }
 
 /*
  * Fill @b with the message @msg and describe it to the device: the message
  * (and a Twrite's pages of @zc), then the reply room (only the header of
- * an Rread for a Tread of @zc, then its pages). -EMSGSIZE if the
+ * the reply for a Tread of @zc, then its pages). -EMSGSIZE if the
  * scatterlist has no room for that.
  */
 static int vt_buf_fill(struct vt_buf *b, const void *msg, size_t len,
 		       u32 rcap, const struct ninep_zc *zc)
 {
 	bool zc_out = zc && !zc->rd, zc_in = zc && zc->rd;
-	u32 room = zc_in ? V9P_RREAD_HDRSZ : rcap;
+	u32 room = zc_in ? zc->rhdr : rcap;
 	unsigned int nout, nin;
 
 	b->tbuf = b->data;
@@ -480,24 +469,6 @@ static int vt_buf_fill(struct vt_buf *b, const void *msg, size_t len,
 	b->nout = nout;
 	b->nin = nin;
 	return 0;
-}
-
-/* Copy @msg into a request block; NULL without memory. */
-static struct vt_buf *vt_buf_new(struct vt_chan *ch, const void *msg,
-				 size_t len)
-{
-	struct vt_buf *b;
-	u32 rcap;
-
-	rcap = vt_reply_room(msg, len, READ_ONCE(ch->msize));
-	b = vt_buf_get(ch, len + rcap);
-	if (!b)
-		return NULL;
-	if (vt_buf_fill(b, msg, len, rcap, NULL)) {
-		vt_buf_free(b);
-		return NULL;
-	}
-	return b;
 }
 
 /*
@@ -583,69 +554,34 @@ static int vt_post_wait(struct ninep_trans *t, struct vt_buf *b, bool block)
 }
 
 /*
- * Copy @buf into a block and post it, waiting (killably) while the ring is
- * full if @block. 0 or a negative errno; -ENOMEM when no block could be had.
+ * Copy @m into a block with room for its reply and post it, waiting
+ * (killably) while the ring is full if @block. A zero-copy request takes a
+ * small block: its payload is in the pages, and the reply room past the
+ * header of a Tread's reply takes an error reply that spilled into the
+ * pages (see vt_zc_reply()).
  */
-static int vt_send_msg(struct ninep_trans *t, const void *buf, size_t len,
+static int vt_send_msg(struct ninep_trans *t, const struct ninep_msg *m,
 		       bool block)
 {
 	struct vt_chan *ch = t->priv;
 	struct vt_buf *b;
 	int err;
 
-	if (len < VT_HDRSZ)
+	if (m->len < VT_HDRSZ || (m->zc && !vt_small(m->len + m->rmax)))
 		return -EINVAL;
-	b = vt_buf_new(ch, buf, len);
-	if (!b)
-		return -ENOMEM;
-	err = vt_post_wait(t, b, block);
-	if (err)
-		vt_buf_put(ch, b);
-	return err;
-}
-
-/* Blocks (killably) while the ring is full. */
-static int vt_send(struct ninep_trans *t, const void *buf, size_t len)
-{
-	return vt_send_msg(t, buf, len, true);
-}
-
-/* Posts the whole message or nothing: len, 0 (ring full, no memory) or -errno. */
-static int vt_send_nb(struct ninep_trans *t, const void *buf, size_t len)
-{
-	int err = vt_send_msg(t, buf, len, false);
-
-	/* Ring full or no block: send() retries from the tx thread. */
-	if (err == -EAGAIN || err == -ENOMEM)
-		return 0;
-	return err ? err : len;
-}
-
-/*
- * The message and both headers in a small block, the payload in @zc's
- * pages. The reply room past the Rread header takes an error reply that
- * spilled into the pages (see vt_zc_reply()).
- */
-static int vt_send_zc(struct ninep_trans *t, const void *buf, size_t len,
-		      struct ninep_zc *zc, bool block)
-{
-	struct vt_chan *ch = t->priv;
-	struct vt_buf *b;
-	int err;
-
-	if (len < VT_HDRSZ || !vt_small(len + VT_SMALL_REPLY))
-		return -EINVAL;
-	b = vt_buf_get(ch, len + VT_SMALL_REPLY);
+	b = vt_buf_get(ch, m->len + m->rmax, READ_ONCE(t->msize));
+	/* Without a block, the tx thread tries again, blocking. */
 	if (!b)
 		return block ? -ENOMEM : -EAGAIN;
-	err = vt_buf_fill(b, buf, len, VT_SMALL_REPLY, zc);
+	err = vt_buf_fill(b, m->buf, m->len, m->rmax, m->zc);
 	if (!err)
 		err = vt_post_wait(t, b, block);
 	if (err) {
 		vt_buf_put(ch, b);
 		return err;
 	}
-	zc->nr = 0;	/* the references are the block's now */
+	if (m->zc)
+		m->zc->nr = 0;	/* the references are the block's now */
 	return 0;
 }
 
@@ -670,27 +606,29 @@ static void vt_zc_copy_out(struct vt_buf *b, u32 off, u8 *to, u32 len)
 }
 
 /*
- * The reply to a zero-copy Tread, @b->rlen bytes: an Rread is handed out as
- * its header alone, size[4] made to say so, its count[4] the bytes in the
- * pages; any other reply (an error) that went on past the header room into
- * the pages is put back together behind the header. 0 or -EPROTO.
+ * The reply to a zero-copy Tread, @b->rlen bytes: the reply that carries
+ * the payload is handed out as its header alone, size[4] made to say so,
+ * the header's last four bytes the count of bytes in the pages; any other
+ * reply (an error) that went on past the header room into the pages is put
+ * back together behind the header. 0 or -EPROTO.
  */
 static int vt_zc_reply(struct vt_chan *ch, struct vt_buf *b)
 {
-	if (b->rbuf[4] == V9P_RREAD) {
-		if (b->rlen < V9P_RREAD_HDRSZ ||
-		    vt_le32(b->rbuf + VT_HDRSZ) != b->rlen - V9P_RREAD_HDRSZ) {
-			pr_err_ratelimited("virtio %s: Rread of %u bytes says count %u\n",
-					   ch->tag, b->rlen,
-					   b->rlen < V9P_RREAD_HDRSZ ? 0 :
-					   vt_le32(b->rbuf + VT_HDRSZ));
+	u32 hdr = b->zc_hdr;
+
+	if (b->rbuf[4] == b->zc_rtype) {
+		u32 count = b->rlen < hdr ? 0 : vt_le32(b->rbuf + hdr - 4);
+
+		if (b->rlen < hdr || count != b->rlen - hdr) {
+			pr_err_ratelimited("virtio %s: reply of %u bytes with its payload says count %u\n",
+					   ch->tag, b->rlen, count);
 			return -EPROTO;
 		}
-		b->rbuf[0] = V9P_RREAD_HDRSZ;
-		b->rbuf[1] = 0;
-		b->rbuf[2] = 0;
-		b->rbuf[3] = 0;
-		b->rlen = V9P_RREAD_HDRSZ;
+		b->rbuf[0] = hdr;
+		b->rbuf[1] = hdr >> 8;
+		b->rbuf[2] = hdr >> 16;
+		b->rbuf[3] = hdr >> 24;
+		b->rlen = hdr;
 		return 0;
 	}
 	if (b->rlen > b->rcap) {
@@ -698,9 +636,8 @@ static int vt_zc_reply(struct vt_chan *ch, struct vt_buf *b)
 				   ch->tag, b->rlen);
 		return -EPROTO;
 	}
-	if (b->rlen > V9P_RREAD_HDRSZ)
-		vt_zc_copy_out(b, 0, b->rbuf + V9P_RREAD_HDRSZ,
-			       b->rlen - V9P_RREAD_HDRSZ);
+	if (b->rlen > hdr)
+		vt_zc_copy_out(b, 0, b->rbuf + hdr, b->rlen - hdr);
 	return 0;
 }
 
@@ -710,7 +647,7 @@ static int vt_zc_reply(struct vt_chan *ch, struct vt_buf *b)
  */
 static int vt_check_reply(struct vt_chan *ch, struct vt_buf *b, u32 used)
 {
-	u32 room = b->zc_rd ? V9P_RREAD_HDRSZ + b->zc_len : b->rcap;
+	u32 room = b->zc_rd ? b->zc_hdr + b->zc_len : b->rcap;
 	u32 size;
 
 	/* A flushed request comes back unanswered, with nothing written. */
@@ -878,7 +815,6 @@ static int vt_connect(struct ninep_trans *t, const struct ninep_client_opts *o)
 		found->gen++;
 		found->aborted = false;
 		found->err = 0;
-		found->msize = NINEP_VIRTIO_MAX_MSIZE;
 		found->t = t;
 		spin_unlock_irqrestore(&found->lock, flags);
 		t->priv = found;
@@ -943,39 +879,13 @@ static void vt_close(struct ninep_trans *t)
 	t->priv = NULL;
 }
 
-/* The core posts Tversion first: its msize bounds every reply room after. */
-static int vt_send_tracked(struct ninep_trans *t, const void *buf, size_t len)
-{
-	const u8 *m = buf;
-	struct vt_chan *ch = t->priv;
-
-	if (len >= VT_MSIZE_OFF + 4 && m[4] == VT_TVERSION)
-		WRITE_ONCE(ch->msize, min_t(u32, vt_le32(m + VT_MSIZE_OFF),
-					    NINEP_VIRTIO_MAX_MSIZE));
-	return vt_send(t, buf, len);
-}
-
-static int vt_send_nb_tracked(struct ninep_trans *t, const void *buf,
-			      size_t len)
-{
-	const u8 *m = buf;
-	struct vt_chan *ch = t->priv;
-
-	if (len >= VT_MSIZE_OFF + 4 && m[4] == VT_TVERSION)
-		WRITE_ONCE(ch->msize, min_t(u32, vt_le32(m + VT_MSIZE_OFF),
-					    NINEP_VIRTIO_MAX_MSIZE));
-	return vt_send_nb(t, buf, len);
-}
-
 const struct ninep_trans_ops ninep_trans_virtio = {
 	.name = "virtio",
 	.max_msize = NINEP_VIRTIO_MAX_MSIZE,
 	.connect = vt_connect,
-	.send = vt_send_tracked,
-	.send_nb = vt_send_nb_tracked,
+	.send_msg = vt_send_msg,
 	.recv = vt_recv,
 	.recv_nb = vt_recv_nb,
-	.send_zc = vt_send_zc,
 	.abort = vt_abort,
 	.close = vt_close,
 };
@@ -1009,7 +919,7 @@ static int vt_probe(struct virtio_device *vdev)
 		return -EINVAL;
 	}
 	virtio_cread(vdev, struct virtio_9p_config, tag_len, &len);
-	if (!len || len > VT_TAG_MAX) {
+	if (!len || len > VT_MOUNT_TAG_MAX) {
 		dev_err(&vdev->dev, "9P device with a mount tag of %u bytes: not bound\n",
 			len);
 		return -EINVAL;
@@ -1037,7 +947,6 @@ static int vt_probe(struct virtio_device *vdev)
 	INIT_LIST_HEAD(&ch->reap);
 	INIT_WORK(&ch->reap_work, vt_reap);
 	ch->vdev = vdev;
-	ch->msize = NINEP_VIRTIO_MAX_MSIZE;
 	vdev->priv = ch;
 	ch->vq = virtio_find_single_vq(vdev, vt_done, "requests");
 	if (IS_ERR(ch->vq)) {
