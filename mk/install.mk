@@ -28,7 +28,7 @@ INSTALL ?= install
 
 INSTALL_BIN := $(BUILD)/install/v9fsd
 # The module's sources, as Kbuild names them (mk/kernel.mk reads it, after this file).
-DKMS_SOURCES = $(sort $(MODULE_SRCS) $(wildcard module/*.h) $(PROTO_HDRS))
+DKMS_SOURCES = $(sort $(MODULE_SRCS) $(wildcard module/*.h module/*/*.h) $(PROTO_HDRS))
 
 $(INSTALL_BIN): $(wildcard server/*.c server/*.h proto/*.c proto/*.h)
 	@mkdir -p $(@D)
@@ -81,12 +81,15 @@ install: install-v9fsd install-man5 install-mount-helper
 # file it reads, and dkms.conf with its version filled in; the layout of the
 # repository, so that the kernel's make builds it in place as it does a clone.
 install-dkms:
-	$(INSTALL) -d $(DESTDIR)$(DKMS_SRCDIR)/module $(DESTDIR)$(DKMS_SRCDIR)/proto
+	$(INSTALL) -d $(DESTDIR)$(DKMS_SRCDIR)/proto \
+		$(addprefix $(DESTDIR)$(DKMS_SRCDIR)/,$(sort $(dir $(filter module/%,$(DKMS_SOURCES)))))
 	$(INSTALL) -m 644 Kbuild $(DESTDIR)$(DKMS_SRCDIR)/Kbuild
 	$(INSTALL) -m 644 VERSION $(DESTDIR)$(DKMS_SRCDIR)/VERSION
 	sed 's/#MODULE_VERSION#/$(V9FS_VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
 	chmod 644 $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
-	$(INSTALL) -m 644 $(filter module/%,$(DKMS_SOURCES)) $(DESTDIR)$(DKMS_SRCDIR)/module/
+	for f in $(filter module/%,$(DKMS_SOURCES)); do \
+		$(INSTALL) -m 644 $$f $(DESTDIR)$(DKMS_SRCDIR)/$$f || exit 1; \
+	done
 	$(INSTALL) -m 644 $(filter proto/%,$(DKMS_SOURCES)) $(DESTDIR)$(DKMS_SRCDIR)/proto/
 
 uninstall:

@@ -5,7 +5,7 @@
 include Kbuild
 MODULE_SRCS := $(patsubst %.o,%.c,$(ninep-objects) $(ninep-objects-virtio) \
 	$(ninep-objects-fscache))
-MODULE_INPUTS := $(MODULE_SRCS) $(wildcard module/*.h) $(PROTO_HDRS) Kbuild VERSION
+MODULE_INPUTS := $(MODULE_SRCS) $(wildcard module/*.h module/*/*.h) $(PROTO_HDRS) Kbuild VERSION
 
 module: $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko)
 

@@ -30,8 +30,8 @@ trap 'rm -rf "$scratch"' EXIT
 if [ $# -eq 0 ]; then
 	mod=
 	for d in "$top"/build/*/src/module; do
-		[ -e "$d/inode.o" ] || continue
-		if [ -z "$mod" ] || [ "$d/inode.o" -nt "$mod/inode.o" ]; then
+		[ -e "$d/vfs/inode.o" ] || continue
+		if [ -z "$mod" ] || [ "$d/vfs/inode.o" -nt "$mod/vfs/inode.o" ]; then
 			mod=$d
 		fi
 	done
@@ -39,7 +39,7 @@ if [ $# -eq 0 ]; then
 		echo "layers.sh: no module objects under $top/build (make module first)" >&2
 		exit 2
 	fi
-	set -- "$mod:${mod%/module}/proto" "$top/server"
+	set -- "$mod:$mod/vfs:$mod/client:$mod/trans:${mod%/module}/proto" "$top/server"
 fi
 
 # objects GROUP OUT: list the objects of GROUP in OUT, compiling sources if

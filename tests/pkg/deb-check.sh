@@ -73,7 +73,7 @@ fi
 # 9p2000-dkms: the source tree DKMS reads in /usr/src/NAME-VERSION, the
 # mount-options page in section 5.
 {
-	for f in Kbuild VERSION dkms.conf module/*.[ch] proto/*.[ch]; do
+	for f in Kbuild VERSION dkms.conf module/*.[ch] module/*/*.[ch] proto/*.[ch]; do
 		echo "rw-r--r-- root/root usr/src/9p2000-$ver/${f}"
 	done
 	echo "rw-r--r-- root/root usr/share/doc/9p2000-dkms/changelog.gz"

@@ -104,7 +104,7 @@ make -s install-dkms DESTDIR="$scratch/dkms-root" > /dev/null 2>&1
 d=./usr/src/9p2000-$ver
 {
 	printf '%s\n' "$d/Kbuild" "$d/VERSION" "$d/dkms.conf"
-	for f in module/*.[ch] proto/*.[ch]; do echo "$d/$f"; done
+	for f in module/*.[ch] module/*/*.[ch] proto/*.[ch]; do echo "$d/$f"; done
 } | sort > "$scratch/want-dkms"
 check "make install-dkms: Kbuild, VERSION, dkms.conf and every module/ and proto/ source" \
 	diff -u "$scratch/want-dkms" <(cd "$scratch/dkms-root" && find . -type f | sort)

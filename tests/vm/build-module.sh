@@ -15,7 +15,7 @@ tree=${V9FS_TREE:-$top/build/$series/src}
 mkdir -p "$tree"
 # Mirror the sources as symlinks; drop links whose source is gone.
 find "$tree" -xtype l -delete
-for d in module proto; do
+for d in module module/vfs module/client module/trans proto; do
 	mkdir -p "$tree/$d"
 	for f in "$top/$d"/*.[ch]; do
 		[ -e "$f" ] && ln -sfn "$f" "$tree/$d/$(basename "$f")"

@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 checkpatch_all() {
 	local f out status=0
 
-	for f in module/*.[ch] proto/*.[ch]; do
+	for f in module/*.[ch] module/*/*.[ch] proto/*.[ch]; do
 		[ -e "$f" ] || continue
 		if out=$("$cache/linux-source/scripts/checkpatch.pl" --strict --no-tree \
 			--quiet --no-summary --file "$f" 2>&1) && [ -z "$out" ]; then

@@ -70,7 +70,7 @@ NO_DOTL="our client does not speak 9P2000.L"
 # the exit of a child that inherited the holder's descriptor (posix-suite's
 # first child, lockrun's shell or its commands) makes diod drop the holder's
 # flock(2). Ours tells the server only for an owner that holds a lock here
-# (module/lock.c), so the holder keeps it. Through the other mount the in-tree
+# (module/vfs/lock.c), so the holder keeps it. Through the other mount the in-tree
 # client's loss shows: bytes 15-19 and flock -n are not refused there (notes).
 DIOD_LOCKS="diod locks whole files (flock), not byte ranges"
 DIOD_BESIDE="locks: another process locks bytes 20-29 beside it"
