@@ -120,7 +120,7 @@ struct ninep_session {
  * to them: cache=loose's getattr trusts them for actimeo seconds unless
  * that change came after (ninep_attr_cached()). wb_work writes back, while
  * a write(2) through the cache goes on, the whole runs it left behind:
- * [wb_start, wb_end), under i_lock, not yet taken by wb_work (file.c).
+ * [wb_start, wb_end), under i_lock, not yet taken by wb_work (addr.c).
  */
 struct ninep_inode {
 	struct v9p_qid qid;
