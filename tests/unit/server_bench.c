@@ -7,6 +7,7 @@
  *
  *   server_bench ADDR ANAME FILE COUNT [read|getattr|walk]
  *   server_bench ADDR ANAME DIR COUNT ls|smallfiles
+ *   server_bench ADDR ANAME DIR COUNT creates
  *
  * ADDR as v9fsd reports it (tcp:127.0.0.1:5640, unix:/path); ANAME the attach
  * name ("" for v9fsd, the export path for diod); FILE relative to the export,
@@ -20,6 +21,12 @@
  * entries listed. smallfiles: COUNT cycles in DIR of Tlcreate of a new file,
  * a 4 KiB Twrite, Tgetattr, Tclunk, Twalk, Tlopen, a 4 KiB Tread, Tclunk and
  * Tunlinkat; an op is one cycle.
+ *
+ * creates: what bench/run.sh's serial section asks of `v9fsd -o serial` for
+ * v9bench's creates (open O_CREAT|O_EXCL, close; nothing written), in plain
+ * 9P2000 with msize 8192 as that section mounts: per file a Twalk of the name
+ * (not there yet), a Twalk cloning DIR to a new fid, Tcreate (0644, OWRITE) and
+ * Tclunk; an op is one file. The files are removed afterwards, untimed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -149,6 +156,43 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* COUNT files cr.N in DIR (fid 2), then remove them (not timed) */
+static int create_files(struct tc *c, long count, double *secs)
+{
+	char name[32];
+	double t0 = now();
+	long i;
+	int err = 0;
+
+	for (i = 0; i < count && !err; i++) {
+		snprintf(name, sizeof(name), "cr.%ld", i);
+		err = tc_walk(c, 2, 3, name);
+		if (err != -ENOENT) {
+			if (!err)
+				tc_clunk(c, 3);
+			err = err ?: -EEXIST;
+			break;
+		}
+		err = tc_walk(c, 2, 3, "");
+		err = err ?: tc_create(c, 3, name, 0644, 1);	/* OWRITE */
+		err = tc_clunk(c, 3) ?: err;
+	}
+	*secs = now() - t0;
+	while (i-- > 0) {
+		struct v9p_fcall t;
+		int e;
+
+		snprintf(name, sizeof(name), "cr.%ld", i);
+		e = tc_walk(c, 2, 3, name);
+		memset(&t, 0, sizeof(t));
+		t.type = V9P_TREMOVE;
+		t.tremove.fid = 3;
+		e = e ?: tc_rpc(c, &t);
+		err = err ?: e;
+	}
+	return err;
+}
+
 static int dir_bench(struct tc *c, const char *op, const char *dir, long count)
 {
 	static char block[4096];
@@ -192,16 +236,19 @@ int main(int argc, char **argv)
 	char buf[4096];
 	long count;
 	double t0, t1;
+	bool creates;
 	int fd, err;
 
 	if (argc < 5) {
 		fprintf(stderr, "usage: %s ADDR ANAME FILE COUNT [read|getattr|walk]\n"
-			"       %s ADDR ANAME DIR COUNT ls|smallfiles\n", argv[0], argv[0]);
+			"       %s ADDR ANAME DIR COUNT ls|smallfiles|creates\n", argv[0], argv[0]);
 		return 2;
 	}
 	count = atol(argv[4]);
+	creates = !strcmp(op, "creates");
 	fd = tc_dial(argv[1]);
-	if (fd < 0 || tc_use_fd(&c, fd) < 0 || tc_version(&c, "9P2000.L", 65536) < 0) {
+	if (fd < 0 || tc_use_fd(&c, fd) < 0 ||
+	    tc_version(&c, creates ? "9P2000" : "9P2000.L", creates ? 8192 : 65536) < 0) {
 		fprintf(stderr, "server_bench: cannot connect to %s\n", argv[1]);
 		return 1;
 	}
@@ -220,6 +267,18 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "ls") || !strcmp(op, "smallfiles"))
 		return dir_bench(&c, op, argv[3], count);
+	if (creates) {
+		t1 = 0;
+		err = tc_walk(&c, 0, 2, argv[3]);
+		err = err ?: create_files(&c, count, &t1);
+		if (err < 0) {
+			fprintf(stderr, "server_bench: creates: %s\n", strerror(-err));
+			return 1;
+		}
+		printf("creates %ld %.1f us/op\n", count, t1 * 1e6 / (double)count);
+		tc_stop(&c);
+		return 0;
+	}
 	memset(&t, 0, sizeof(t));
 	t.type = V9P_TGETATTR;
 	t.tgetattr.fid = 1;
