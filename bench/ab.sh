@@ -22,6 +22,9 @@
 #   v9fs_ab_sections=a,b    bench/run.sh sections (default main,serial,virtio,loose)
 #   v9fs_ab_workloads=a,b   only these workloads (a read brings its write along)
 #   v9fs_ab_quick=1         main (seqwrite, seqread, randread) and serial only
+#   v9fs_ab_swap=WHAT       what the base side takes from the base build: both
+#                           (default), server (v9fsd alone: the current module on
+#                           both sides) or client (the module alone)
 #   v9fs_ab_base=NAME, v9fs_ab_cur=NAME   what the two sides are, for the report
 # Ends with "V9FS-EXIT 0", or 1 when a pass or a line of it failed.
 
@@ -33,6 +36,13 @@ PASS=/tmp/ab.pass
 MAIN_ALL="seqwrite seqread randread smallfiles ls-l"
 SERIAL_ALL="stat cat creates write4m read4m"
 LOOSE_ALL="seqwrite reread untar cat-cold cat-warm ls-l smallfiles"
+
+SWAP=${v9fs_ab_swap:-both}
+case $SWAP in both | server | client) ;; *)
+	echo "# bench-ab: v9fs_ab_swap is both, server or client, not '$SWAP'"
+	echo "V9FS-EXIT 1"
+	exit 1 ;;
+esac
 
 sections=$(echo "${v9fs_ab_sections:-main,serial,virtio,loose}" | tr , ' ')
 picked=$(echo "${v9fs_ab_workloads:-}" | tr , ' ')
@@ -81,8 +91,8 @@ for s in $sections; do
 done
 
 echo "# bench-ab: kernel $(uname -r), base ${v9fs_ab_base:-?} against current" \
-	"${v9fs_ab_cur:-?}; $ROUNDS pass(es) of each side per group, base first," \
-	"alternating"
+	"${v9fs_ab_cur:-?}; base side swaps: $SWAP; $ROUNDS pass(es) of each side" \
+	"per group, base first, alternating"
 echo "# groups:$groups"
 
 fail=0
@@ -98,7 +108,8 @@ mkdir -p $AB/cur
 cp /v9fs/9p2000.ko $AB/cur/9p2000.ko && cp /v9fs/bin/v9fsd $AB/cur/v9fsd || fail=1
 
 # use SIDE: SIDE's module and v9fsd in the places bench/run.sh loads them from,
-# with no module of ours loaded and no v9fsd running
+# with no module of ours loaded and no v9fsd running; the part the base side
+# does not swap (SWAP) is the current one on both sides
 use() {
 	if grep -q '^9p2000 ' /proc/modules && ! rmmod 9p2000; then
 		echo "# bench-ab: 9p2000 could not be unloaded before the $1 pass"
@@ -108,7 +119,9 @@ use() {
 		echo "# bench-ab: a v9fsd is still running before the $1 pass"
 		return 1
 	fi
-	cp "$AB/$1/9p2000.ko" /v9fs/9p2000.ko && cp "$AB/$1/v9fsd" /v9fs/bin/v9fsd
+	_ko=$1 _srv=$1
+	case $SWAP in server) _ko=cur ;; client) _srv=cur ;; esac
+	cp "$AB/$_ko/9p2000.ko" /v9fs/9p2000.ko && cp "$AB/$_srv/v9fsd" /v9fs/bin/v9fsd
 }
 
 # pass SIDE N GROUP: one run of bench/run.sh for GROUP, its timed lines as

@@ -42,9 +42,10 @@ selftest: $(BUILD)/guest/base.cpio.gz $(BUILD)/$(firstword $(KERNELS))/modules.c
 	@tests/vm/selftest.sh $(firstword $(KERNELS))
 
 # make bench-ab BASE=<rev> [KERNEL=6.12 | KERNELS='6.1 6.12'] [ROUNDS=3] [BENCH_QUICK=1]
-# [BENCH_SECTIONS=main,serial] [BENCH_WORKLOADS=seqwrite,stat]: our client and
-# v9fsd at BASE against the work tree's, interleaved in one boot per kernel
-# (tests/vm/bench-ab.sh, bench/ab.sh).
+# [BENCH_SECTIONS=main,serial] [BENCH_WORKLOADS=seqwrite,stat] [SWAP=server|client]:
+# our client and v9fsd at BASE against the work tree's, interleaved in one boot per
+# kernel (tests/vm/bench-ab.sh, bench/ab.sh); SWAP=server takes only v9fsd from BASE,
+# SWAP=client only the module (default both).
 .PHONY: bench-ab
 bench-ab: setup
 	@test -n "$(BASE)" || { echo "make bench-ab: BASE=<git revision> is required" >&2; exit 2; }
@@ -52,4 +53,4 @@ bench-ab: setup
 		$(foreach k,$(BENCH_KERNELS),$(BUILD)/$(k)/modules.cpio.gz)
 	@V9FS_AB_ROUNDS=$(or $(ROUNDS),3) V9FS_AB_QUICK=$(BENCH_QUICK) \
 		V9FS_AB_SECTIONS=$(BENCH_SECTIONS) V9FS_AB_WORKLOADS=$(BENCH_WORKLOADS) \
-		tests/vm/bench-ab.sh $(BASE) $(BENCH_KERNELS)
+		V9FS_AB_SWAP=$(SWAP) tests/vm/bench-ab.sh $(BASE) $(BENCH_KERNELS)

@@ -11,6 +11,9 @@
 #   V9FS_AB_QUICK=1          a few short lines only (see bench/ab.sh)
 #   V9FS_AB_SECTIONS=a,b     bench/run.sh sections (main,serial,virtio,loose)
 #   V9FS_AB_WORKLOADS=a,b    only these workloads
+#   V9FS_AB_SWAP=WHAT        what the base side takes from BASE: both (the
+#                            default), server (v9fsd alone, the module current
+#                            on both sides) or client (the module alone)
 #   V9FS_TIMEOUT=seconds     host-side bound on each boot (default from the above)
 # Exits non-zero when BASE cannot be built, or a boot or a pass failed.
 set -euo pipefail
@@ -53,6 +56,11 @@ if [ "${V9FS_AB_QUICK:-0}" = 1 ]; then
 	append="$append v9fs_ab_quick=1"
 	per_pass=400
 fi
+swap=${V9FS_AB_SWAP:-both}
+case $swap in both | server | client) ;; *)
+	echo "bench-ab: SWAP is both, server or client, not '$swap'" >&2; exit 2 ;;
+esac
+append="$append v9fs_ab_swap=$swap"
 for kv in "sections=${V9FS_AB_SECTIONS:-}" "workloads=${V9FS_AB_WORKLOADS:-}"; do
 	[ -n "${kv#*=}" ] || continue
 	case ${kv#*=} in *[!A-Za-z0-9,.-]*)
@@ -67,8 +75,8 @@ for k in "$@"; do
 	extra=$dir/$k-ab.cpio.gz
 	"$top/tests/vm/initramfs.sh" ab "$extra" "$src/build/$k/9p2000.ko" \
 		"$src/build/guest/bin/v9fsd"
-	echo "bench-ab: kernel $k, base $rev against $cur, $rounds pass(es) each," \
-		"at most ${limit}s"
+	echo "bench-ab: kernel $k, base $rev against $cur (swapping: $swap)," \
+		"$rounds pass(es) each, at most ${limit}s"
 	V9FS_MODE=bench-ab V9FS_EXTRA=$extra V9FS_APPEND=$append V9FS_TIMEOUT=$limit \
 		"$top/tests/vm/run-guest.sh" "$k" || { rc=1; echo "bench-ab: kernel $k: FAILED" >&2; }
 done
