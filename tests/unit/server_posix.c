@@ -29,6 +29,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -71,6 +72,8 @@ struct op {
 	bool explicit_times;	/* utimes: set a time, else "now" */
 	bool own_gid;		/* create: the user's gid even in a set-gid directory */
 	gid_t fsgid;		/* not 0: the caller's gid (one of its groups) */
+	bool client_mode;	/* chown: with the mode the client's kernel asks */
+	bool dotl_only;		/* not run over 9P2000.u */
 };
 
 static struct tc cl, cu;		/* 9P2000.L, 9P2000.u */
@@ -339,6 +342,34 @@ static mode_t killed_mode(const struct user *u, const char *rel)
 	return m == (st.st_mode & 07777) ? 0 : (st.st_mode & S_IFMT) | m;
 }
 
+/*
+ * What Linux's VFS adds to a chown of a file that is not a directory
+ * (notify_change() with ATTR_KILL_SUID, ATTR_KILL_SGID): a mode change
+ * that clears set-uid, and set-gid if group-exec. A 9P2000.L client sends
+ * it in the same Tsetattr as the new owner; for a user who neither owns the
+ * file nor is root, its own setattr_prepare() refuses that mode change with
+ * EPERM and nothing is sent. The mode to send, 0 for none, or -1 (EPERM).
+ */
+static int chown_killed_mode(const struct user *u, const char *rel, mode_t *mode)
+{
+	struct stat st;
+	mode_t m;
+
+	*mode = 0;
+	if (lstat(tc_path(exp_root, rel), &st) < 0 || S_ISDIR(st.st_mode) ||
+	    S_ISLNK(st.st_mode))
+		return 0;
+	m = st.st_mode & 07777 & ~(mode_t)S_ISUID;
+	if ((m & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		m &= ~S_ISGID;
+	if (m == (st.st_mode & 07777))
+		return 0;
+	if (u->uid != 0 && u->uid != st.st_uid)
+		return -1;
+	*mode = (st.st_mode & S_IFMT) | m;
+	return 0;
+}
+
 /* The same through v9fsd, as the Linux 9P2000.L client would ask it. */
 static int run_remote(const struct user *u, const struct op *o, const char *rel)
 {
@@ -358,14 +389,22 @@ static int run_remote(const struct user *u, const struct op *o, const char *rel)
 	switch (o->k) {
 	case OP_CHOWN: {
 		uint32_t v = V9P_SETATTR_CTIME;
+		struct op k = *o;
 
 		if (o->uid != (uid_t)-1)
 			v |= V9P_SETATTR_UID;
 		if (o->gid != (gid_t)-1)
 			v |= V9P_SETATTR_GID;
+		k.mode = 0;
+		if (o->client_mode && chown_killed_mode(u, a, &k.mode) < 0) {
+			err = -EPERM;
+			break;
+		}
+		if (k.mode)
+			v |= V9P_SETATTR_MODE;
 		err = walk(u, a, &f);
 		if (err == 0)
-			err = setattr(f, v, o);
+			err = setattr(f, v, &k);
 		break;
 	}
 	case OP_CHMOD:
@@ -568,6 +607,8 @@ static bool expressible_u(const struct op *o, const char *dir)
 	struct stat st;
 	const char *sa, *sb;
 
+	if (o->dotl_only)
+		return false;
 	switch (o->k) {
 	case OP_CREATE:
 		return lstat(tc_path(dir, o->a), &st) < 0 && !o->own_gid && !o->fsgid;
@@ -920,6 +961,28 @@ static void t_mv(const char *d)			/* a/sub: owner's 0555; a, b: 0777 */
 	mk(d, "a/f", 0444, 2001, 2001);
 }
 
+/* f: owner:shared, of type sid_type (any: a symlink to nowhere, a device 1,2), sid_mode */
+static mode_t sid_type, sid_mode;
+
+static void t_sid(const char *d)
+{
+	const char *p = tc_path(d, "f");
+
+	if (sid_type == S_IFDIR)
+		mkdir(p, 0);
+	else if (sid_type == S_IFIFO)
+		mkfifo(p, 0);
+	else if (sid_type == S_IFLNK)
+		symlink("nowhere", p);
+	else if (sid_type == S_IFCHR || sid_type == S_IFBLK || sid_type == S_IFSOCK)
+		mknod(p, sid_type, makedev(1, 2));
+	else
+		close(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0));
+	if (lchown(p, 2001, G_SHARED) < 0 ||
+	    (sid_type != S_IFLNK && chmod(p, sid_mode) < 0))
+		tap_diag("setup of %s failed: %s", p, strerror(errno));
+}
+
 #define OP(...) (&(struct op){ __VA_ARGS__ })
 #define NOID ((uid_t)-1)
 
@@ -1130,6 +1193,65 @@ static void perm_cases(void)
 	}
 }
 
+/*
+ * chown(2) and lchown(2) of each file type with and without set-id bits, by
+ * root, by the owner and by a stranger: the errno, which set-id bits
+ * survive, which times move (ctime after a chown that changes nothing or
+ * one id only, or that fails), in 9P2000.L. Each Tsetattr twice: with the
+ * owner alone, and with the mode the client's kernel adds to it.
+ */
+static void setid_chown_cases(void)
+{
+	static const struct {
+		mode_t type;
+		const char *name;
+	} types[] = {
+		{ S_IFREG, "file" }, { S_IFDIR, "directory" }, { S_IFIFO, "FIFO" },
+		{ S_IFCHR, "character device" }, { S_IFBLK, "block device" },
+		{ S_IFSOCK, "socket" }, { S_IFLNK, "symlink" },
+	};
+	static const mode_t modes[] = { 06555, 06444, 02750, 0755 };
+	static const struct {
+		const char *what;
+		uid_t uid;
+		gid_t gid;
+		bool root_only;
+	} ops[] = {
+		{ "chown to new ids", 2002, G_NONE, true },
+		{ "chown to the owner and a group of its own", 2001, G_OWNONLY, false },
+		{ "chgrp to a group of the owner's", NOID, G_OWNONLY, false },
+		{ "chown to the same ids", 2001, G_SHARED, false },
+		{ "chown to the same uid", 2001, NOID, false },
+		{ "chown -1:-1", NOID, NOID, false },
+	};
+	struct user *users[] = { &u_root, &u_owner, &u_stranger };
+	char what[160];
+
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+			if (types[t].type == S_IFLNK && m > 0)
+				break;	/* a symlink has no mode of its own */
+			for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+				for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+					if (ops[k].root_only && users[i] != &u_root)
+						continue;
+					for (int c = 0; c < 2; c++) {
+						sid_type = types[t].type;
+						sid_mode = modes[m];
+						snprintf(what, sizeof(what), "%s of a %04o %s%s",
+							 ops[k].what, modes[m], types[t].name,
+							 c ? ", with the client's mode" : "");
+						check(what, t_sid, users[i],
+						      OP(.k = OP_CHOWN, .a = "f", .uid = ops[k].uid,
+							 .gid = ops[k].gid, .client_mode = c,
+							 .dotl_only = true));
+					}
+				}
+			}
+		}
+	}
+}
+
 /* Tsetattr of the mode of rel (in the export) as u over 9P2000.L. */
 static int setattr_mode(const struct user *u, const char *rel, mode_t mode)
 {
@@ -1289,6 +1411,7 @@ int main(void)
 	RUN_CASES(path_tab, everyone);
 	perm_cases();
 	drop_setid_cases();
+	setid_chown_cases();
 
 	/* the server's own files keep the umask it was started with */
 	kill(cl.pid, SIGUSR1);
