@@ -354,10 +354,13 @@ int srv_op_setattr(struct srv_call *call)
 		}
 		return srv_set_times(f, ts);
 	}
-	if ((t->valid & V9P_SETATTR_CTIME) && !(t->valid & ~V9P_SETATTR_CTIME)) {
-		/* ctime alone: a no-op chown updates it */
-		srv_set_owner(f, (uid_t)-1, (gid_t)-1);
-	}
+	/*
+	 * ctime alone is what chown(-1, -1) sends: a no-op chown moves it, and
+	 * fails as that chown fails locally (a user who does not own a file
+	 * with set-id bits to clear gets EPERM)
+	 */
+	if ((t->valid & V9P_SETATTR_CTIME) && !(t->valid & ~V9P_SETATTR_CTIME))
+		return srv_set_owner(f, (uid_t)-1, (gid_t)-1);
 	return 0;
 }
 
