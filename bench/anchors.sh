@@ -214,7 +214,7 @@ aheader() {
 # --- virtiofs --------------------------------------------------------------------------------
 virtiofs_section() {
 	ASEC=virtiofs
-	ACOUNTED= ADIRECT=
+	ACOUNTED='' ADIRECT=''
 	mkdir -p "$W"
 	aheader
 	atrees
@@ -303,6 +303,7 @@ nfs_section() {
 	set_work 9P-none -
 	set_work nfs-def -
 	set_work nfs-noac -
+	# where snap (run.sh) reads the counters of this v9fsd
 	STATS=/tmp/v9fsd.$APORT.stats
 	if ! load_client 9P > "$W/insmod" 2>&1; then
 		say "# nfs: our module did not load: $(cat "$W/insmod")"

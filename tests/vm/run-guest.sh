@@ -70,7 +70,7 @@ if [ "$mode" = bench ] && [[ ",${V9FS_BENCH_SECTIONS:-}," == *,virtiofs,* ]]; th
 		[ -S "$vm/vfs-$c.sock" ] ||
 			{ echo "run-guest: virtiofsd (cache=$c) did not start:" >&2; cat "$vm/virtiofsd-$c.log" >&2; exit 1; }
 	done
-	virtiofs+=(-object memory-backend-memfd,id=mem,size=2048M,share=on -numa node,memdev=mem)
+	virtiofs+=(-object "memory-backend-memfd,id=mem,size=2048M,share=on" -numa "node,memdev=mem")
 fi
 
 # KVM only when asked: /dev/kvm exists on these machines but a guest under it
