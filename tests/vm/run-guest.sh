@@ -53,24 +53,36 @@ done
 
 # make bench SECTIONS=virtiofs: the same host folder also through QEMU's
 # virtiofsd twice, with cache=auto (tag vfs-auto) and cache=none (tag
-# vfs-none); vhost-user needs the guest's memory in a shared memfd.
+# vfs-none); vhost-user needs the guest's memory in a shared memfd. A
+# virtiofsd ends with QEMU's connection, so each boot attempt starts its own.
 virtiofs=()
 vfs_pids=()
-if [ "$mode" = bench ] && [[ ",${V9FS_BENCH_SECTIONS:-}," == *,virtiofs,* ]]; then
+vfs_start() {
+	[ ${#virtiofs[@]} -gt 0 ] || return 0
+	[ ${#vfs_pids[@]} -gt 0 ] && { kill "${vfs_pids[@]}" 2> /dev/null; wait "${vfs_pids[@]}"; }
+	vfs_pids=()
 	for c in auto none; do
+		rm -f "$vm/vfs-$c.sock"
 		/usr/lib/qemu/virtiofsd --socket-path="$vm/vfs-$c.sock" -o source="$share" \
 			-o cache=$c > "$vm/virtiofsd-$c.log" 2>&1 &
 		vfs_pids+=($!)
+	done
+	for c in auto none; do
+		for _ in $(seq 50); do [ -S "$vm/vfs-$c.sock" ] && break; sleep 0.1; done
+		[ -S "$vm/vfs-$c.sock" ] || {
+			echo "run-guest: virtiofsd (cache=$c) did not start:" >&2
+			cat "$vm/virtiofsd-$c.log" >&2
+			exit 1
+		}
+	done
+}
+if [ "$mode" = bench ] && [[ ",${V9FS_BENCH_SECTIONS:-}," == *,virtiofs,* ]]; then
+	for c in auto none; do
 		virtiofs+=(-chardev "socket,id=vfs$c,path=$vm/vfs-$c.sock"
 			-device "vhost-user-fs-pci,chardev=vfs$c,tag=vfs-$c")
 	done
-	trap 'kill "${vfs_pids[@]}" 2> /dev/null; wait; rm -rf "$share"' EXIT
-	for c in auto none; do
-		for _ in $(seq 50); do [ -S "$vm/vfs-$c.sock" ] && break; sleep 0.1; done
-		[ -S "$vm/vfs-$c.sock" ] ||
-			{ echo "run-guest: virtiofsd (cache=$c) did not start:" >&2; cat "$vm/virtiofsd-$c.log" >&2; exit 1; }
-	done
 	virtiofs+=(-object "memory-backend-memfd,id=mem,size=2048M,share=on" -numa "node,memdev=mem")
+	trap '[ ${#vfs_pids[@]} -gt 0 ] && kill "${vfs_pids[@]}" 2> /dev/null; wait; rm -rf "$share"' EXIT
 fi
 
 # KVM only when asked: /dev/kvm exists on these machines but a guest under it
@@ -104,6 +116,7 @@ start=$(date +%s)
 # (nothing of ours loaded: our module taints it) and wrote no result at all
 # is run once more, and says so; any other death counts.
 for attempt in 1 2; do
+	vfs_start
 	timeout -k 10 --foreground "$limit" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m 2048 -smp 2 \
 		-display none -monitor none -no-reboot \
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append" \
