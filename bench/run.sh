@@ -48,6 +48,10 @@
 # `ls -l` of 10,000 entries after drop_caches; the 1000 small files. With each,
 # the 9P requests v9fsd received. V9FS_BENCH_LWORKLOADS="seqwrite reread" picks
 # some of them.
+# Then the anchor sections, asked for by name only (bench/anchors.sh): virtiofs
+# (ours over virtio against virtiofs on one host folder) and nfs (ours over tcp to
+# v9fsd against NFSv4.2 to the guest's knfsd, one export): make bench
+# SECTIONS="virtiofs nfs".
 # V9FS_BENCH_SECTIONS="main serial virtio loose" (the default) picks sections; for
 # one alone: make run KERNEL=6.12 CMD='V9FS_BENCH_SECTIONS=serial sh /v9fs/bench/run.sh'
 # V9FS_BENCH_WORKLOADS (main and virtio) and V9FS_BENCH_SWORKLOADS (serial) pick
@@ -541,10 +545,26 @@ loose_section() {
 	rm -rf "$RES" "$RES.med" "$LEXPORT" "$LTMPFS" "$TREE"
 }
 
+# --- anchor sections: virtiofs and NFS ------------------------------------------------------
+. /v9fs/bench/anchors.sh
+
+anchor_sections() {
+	if want virtiofs; then
+		say ""
+		virtiofs_section
+	fi
+	if want nfs; then
+		say ""
+		nfs_section
+	fi
+	anchors_done
+}
+
 if ! want main; then
 	want serial && serial_section
 	want virtio && virtio_section
 	want loose && loose_section
+	anchor_sections
 	rm -rf "$W" "$SEXPORT"
 	exit 0
 fi
@@ -635,4 +655,5 @@ if want loose; then
 	say ""
 	loose_section
 fi
+anchor_sections
 rm -rf "$W" "$SEXPORT"

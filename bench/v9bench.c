@@ -7,6 +7,8 @@
  *					(unless nosync), close
  *	v9bench seqread FILE		read FILE to the end in 1 MiB reads
  *	v9bench randread FILE COUNT	COUNT preads of 4 KiB at random aligned offsets
+ *	v9bench dseqwrite FILE MIB, dseqread FILE, drandread FILE COUNT
+ *					the same three with the file opened O_DIRECT
  *	v9bench smallfiles DIR COUNT	in DIR as the working directory, COUNT x
  *					(create, write 4 KiB, close, stat, open,
  *					read, close, unlink)
@@ -14,6 +16,14 @@
  *	v9bench mktree DIR DIRS COUNT	COUNT files of 1 to 64 KiB spread over
  *					DIRS directories DIR/d-N (set-up: a
  *					source tree to tar and untar)
+ *	v9bench mksrc DIR DIRS COUNT	as mktree, files of 1 to 16 KiB (the
+ *					size of most source files and headers)
+ *	v9bench walk DIR		lstat every name under DIR, as a
+ *					`git status` or `find -printf` does
+ *	v9bench readall DIR		read every regular file under DIR
+ *	v9bench build TREE OUT COUNT	COUNT x (read 8 files of TREE, write
+ *					4 KiB to OUT/o-N.tmp, rename it to
+ *					OUT/o-N.o): a compiler's pattern
  *	v9bench stat FILE COUNT		COUNT x stat(FILE)
  *	v9bench cat FILE COUNT		COUNT x (open, read to the end, close)
  *	v9bench creates DIR COUNT	COUNT x (create DIR/c-N, close); timed,
@@ -32,6 +42,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +75,8 @@ static void report(const char *op, double secs, unsigned long long bytes, unsign
 
 static void *xmalloc(size_t n)
 {
-	void *p = malloc(n);
+	/* page-aligned: the O_DIRECT modes need it, the others do not mind */
+	void *p = aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
 
 	if (!p) {
 		fprintf(stderr, "v9bench: out of memory\n");
@@ -73,7 +85,7 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-static int seqwrite(const char *path, long mib, int sync)
+static int seqwrite(const char *path, long mib, int sync, int direct)
 {
 	char *buf = xmalloc(MIB);
 	double t0, t1;
@@ -81,7 +93,7 @@ static int seqwrite(const char *path, long mib, int sync)
 	int fd;
 
 	memset(buf, 0xa5, MIB);
-	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC | direct, 0644);
 	if (fd < 0)
 		die("create", path);
 	t0 = now();
@@ -105,7 +117,7 @@ static int seqwrite(const char *path, long mib, int sync)
 	return 0;
 }
 
-static int seqread(const char *path)
+static int seqread(const char *path, int direct)
 {
 	char *buf = xmalloc(MIB);
 	unsigned long long total = 0;
@@ -115,7 +127,7 @@ static int seqread(const char *path)
 	int fd;
 
 	t0 = now();
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | direct);
 	if (fd < 0)
 		die("open", path);
 	while ((n = read(fd, buf, MIB)) > 0) {
@@ -130,17 +142,17 @@ static int seqread(const char *path)
 	return 0;
 }
 
-static int randread(const char *path, long count)
+static int randread(const char *path, long count, int direct)
 {
 	uint64_t x = 88172645463325252ULL;	/* fixed: every client reads the same offsets */
-	char buf[4096];
+	char *buf = xmalloc(4096);
 	struct stat st;
 	uint64_t blocks;
 	double t0, t1;
 	long i;
 	int fd;
 
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | direct);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		die("open", path);
 	blocks = st.st_size / 4096;
@@ -153,7 +165,7 @@ static int randread(const char *path, long count)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		if (pread(fd, buf, sizeof(buf), (off_t)(x % blocks) * 4096) != sizeof(buf))
+		if (pread(fd, buf, 4096, (off_t)(x % blocks) * 4096) != 4096)
 			die("pread", path);
 	}
 	t1 = now();
@@ -348,7 +360,7 @@ static int mkfiles(const char *dir, long count)
  * and every kernel gets the same tree; the bytes are not all alike, so that
  * nothing along the way can shrink them.
  */
-static int mktree(const char *dir, long dirs, long count)
+static int mktree(const char *dir, long dirs, long count, unsigned int max_kib)
 {
 	char *buf = xmalloc(64 * 1024);
 	unsigned long long bytes = 0;
@@ -373,7 +385,7 @@ static int mktree(const char *dir, long dirs, long count)
 		size_t size;
 
 		seed = seed * 1103515245u + 12345u;
-		size = 1024 * (1 + (seed >> 16) % 64);
+		size = 1024 * (1 + (seed >> 16) % max_kib);
 		snprintf(path, sizeof(path), "%s/d-%02ld/f-%05ld", dir, i % dirs, i);
 		fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 		if (fd < 0)
@@ -387,6 +399,126 @@ static int mktree(const char *dir, long dirs, long count)
 	}
 	free(buf);
 	report("mktree", now() - t0, bytes, count);
+	return 0;
+}
+
+/* what the nftw() callbacks below count; nftw passes no argument through */
+static unsigned long long tree_bytes;
+static unsigned long tree_names;
+static char *tree_buf;
+
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_NS || type == FTW_DNR)
+		die("lstat", path);
+	tree_names++;
+	return 0;
+}
+
+static int readall_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	ssize_t n;
+	int fd;
+
+	if (type == FTW_NS || type == FTW_DNR)
+		die("lstat", path);
+	tree_names++;
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	while ((n = read(fd, tree_buf, 64 * 1024)) > 0)
+		tree_bytes += n;
+	if (n < 0)
+		die("read", path);
+	close(fd);
+	return 0;
+}
+
+/* One process for the whole tree: a walk that forks per file measures fork. */
+static int walktree(const char *dir, int readall)
+{
+	double t0 = now();
+
+	tree_buf = xmalloc(64 * 1024);
+	if (nftw(dir, readall ? readall_one : walk_one, 64, FTW_PHYS) < 0)
+		die("walk", dir);
+	report(readall ? "readall" : "walk", now() - t0, tree_bytes, tree_names);
+	return 0;
+}
+
+static char **tree_files;
+static unsigned long tree_nfiles, tree_room;
+
+static int list_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	if (tree_nfiles == tree_room) {
+		tree_room = tree_room ? 2 * tree_room : 1024;
+		tree_files = realloc(tree_files, tree_room * sizeof(*tree_files));
+		if (!tree_files) {
+			fprintf(stderr, "v9bench: out of memory\n");
+			exit(1);
+		}
+	}
+	tree_files[tree_nfiles] = strdup(path);
+	if (!tree_files[tree_nfiles])
+		die("strdup", path);
+	tree_nfiles++;
+	return 0;
+}
+
+/*
+ * The files of TREE are listed first, untimed; then each step reads eight of
+ * them (the headers of a compilation unit), writes its output under a
+ * temporary name and renames it into place, as make and a compiler do.
+ */
+static int build(const char *tree, const char *out, long count)
+{
+	char *obj = xmalloc(4096), *buf = xmalloc(64 * 1024);
+	char tmp[4096], dst[4096];
+	unsigned long long bytes = 0;
+	double t0;
+	long i, k;
+	ssize_t n;
+	int fd;
+
+	if (nftw(tree, list_one, 64, FTW_PHYS) < 0)
+		die("walk", tree);
+	if (!tree_nfiles) {
+		fprintf(stderr, "v9bench: %s holds no file\n", tree);
+		return 1;
+	}
+	t0 = now();
+	for (i = 0; i < count; i++) {
+		for (k = 0; k < 8; k++) {
+			const char *h = tree_files[(i * 8 + k) * 7919 % tree_nfiles];
+
+			fd = open(h, O_RDONLY);
+			if (fd < 0)
+				die("open", h);
+			while ((n = read(fd, buf, 64 * 1024)) > 0)
+				bytes += n;
+			if (n < 0)
+				die("read", h);
+			close(fd);
+		}
+		memset(obj, (int)(i & 0xff), 4096);
+		snprintf(tmp, sizeof(tmp), "%s/o-%05ld.tmp", out, i);
+		snprintf(dst, sizeof(dst), "%s/o-%05ld.o", out, i);
+		fd = open(tmp, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+		if (fd < 0)
+			die("create", tmp);
+		if (write(fd, obj, 4096) != 4096)
+			die("write", tmp);
+		if (close(fd) < 0)
+			die("close", tmp);
+		if (rename(tmp, dst) < 0)
+			die("rename", tmp);
+	}
+	report("build", now() - t0, bytes, count);
 	return 0;
 }
 
@@ -430,7 +562,9 @@ static int idlecmd(char **argv)
 static void usage(void)
 {
 	fprintf(stderr, "usage: v9bench seqwrite FILE MIB [nosync] | seqread FILE | randread FILE COUNT |\n"
+		"       dseqwrite FILE MIB | dseqread FILE | drandread FILE COUNT |\n"
 		"       smallfiles DIR COUNT | mkfiles DIR COUNT | mktree DIR DIRS COUNT |\n"
+		"       mksrc DIR DIRS COUNT | walk DIR | readall DIR | build TREE OUT COUNT |\n"
 		"       time CMD [ARG...] |\n"
 		"       stat FILE COUNT | cat FILE COUNT | creates DIR COUNT |\n"
 		"       writes FILE KIB COUNT | reads FILE KIB | idle CMD [ARG...]\n");
@@ -443,19 +577,33 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	if (!strcmp(argv[1], "seqwrite") && argc == 4)
-		return seqwrite(argv[2], atol(argv[3]), 1);
+		return seqwrite(argv[2], atol(argv[3]), 1, 0);
 	if (!strcmp(argv[1], "seqwrite") && argc == 5 && !strcmp(argv[4], "nosync"))
-		return seqwrite(argv[2], atol(argv[3]), 0);
+		return seqwrite(argv[2], atol(argv[3]), 0, 0);
 	if (!strcmp(argv[1], "seqread") && argc == 3)
-		return seqread(argv[2]);
+		return seqread(argv[2], 0);
 	if (!strcmp(argv[1], "randread") && argc == 4)
-		return randread(argv[2], atol(argv[3]));
+		return randread(argv[2], atol(argv[3]), 0);
+	if (!strcmp(argv[1], "dseqwrite") && argc == 4)
+		return seqwrite(argv[2], atol(argv[3]), 1, O_DIRECT);
+	if (!strcmp(argv[1], "dseqread") && argc == 3)
+		return seqread(argv[2], O_DIRECT);
+	if (!strcmp(argv[1], "drandread") && argc == 4)
+		return randread(argv[2], atol(argv[3]), O_DIRECT);
 	if (!strcmp(argv[1], "smallfiles") && argc == 4)
 		return smallfiles(argv[2], atol(argv[3]));
 	if (!strcmp(argv[1], "mkfiles") && argc == 4)
 		return mkfiles(argv[2], atol(argv[3]));
 	if (!strcmp(argv[1], "mktree") && argc == 5)
-		return mktree(argv[2], atol(argv[3]), atol(argv[4]));
+		return mktree(argv[2], atol(argv[3]), atol(argv[4]), 64);
+	if (!strcmp(argv[1], "mksrc") && argc == 5)
+		return mktree(argv[2], atol(argv[3]), atol(argv[4]), 16);
+	if (!strcmp(argv[1], "walk") && argc == 3)
+		return walktree(argv[2], 0);
+	if (!strcmp(argv[1], "readall") && argc == 3)
+		return walktree(argv[2], 1);
+	if (!strcmp(argv[1], "build") && argc == 5)
+		return build(argv[2], argv[3], atol(argv[4]));
 	if (!strcmp(argv[1], "stat") && argc == 4)
 		return statloop(argv[2], atol(argv[3]));
 	if (!strcmp(argv[1], "cat") && argc == 4)

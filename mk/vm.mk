@@ -27,14 +27,27 @@ run: setup
 	@$(MAKE) --no-print-directory KERNELS=$(KERNEL) $(BUILD)/guest/base.cpio.gz $(BUILD)/$(KERNEL)/modules.cpio.gz
 	@tests/vm/run.sh $(KERNEL)
 
-# make bench [KERNEL=6.1 | KERNELS='6.1 6.12']: side-by-side figures, one boot per
-# kernel, one kernel after the other (every kernel by default).
+# make bench [KERNEL=6.1 | KERNELS='6.1 6.12'] [SECTIONS="virtiofs nfs"] [BENCH_ROUNDS=N]:
+# side-by-side figures, one boot per kernel, one kernel after the other (every
+# kernel by default). SECTIONS picks bench/run.sh's sections (default: main serial
+# virtio loose); virtiofs and nfs, the anchors, boot with one more archive
+# (initramfs.sh anchors) and, for virtiofs, two virtiofsd beside QEMU.
 BENCH_KERNELS = $(if $(filter command line,$(origin KERNEL)),$(KERNEL),$(KERNELS))
+BENCH_SECTIONS_ARG = $(subst $(eval) ,$(comma),$(strip $(SECTIONS)))
+BENCH_ANCHORS = $(filter virtiofs nfs,$(SECTIONS))
+comma := ,
 bench: setup
 	@$(MAKE) --no-print-directory KERNELS="$(BENCH_KERNELS)" $(BUILD)/guest/base.cpio.gz \
 		$(foreach k,$(BENCH_KERNELS),$(BUILD)/$(k)/modules.cpio.gz)
 	@for k in $(BENCH_KERNELS); do \
-		V9FS_MODE=bench V9FS_TIMEOUT=3000 tests/vm/run-guest.sh $$k || exit 1; \
+		extra=; \
+		if [ -n "$(BENCH_ANCHORS)" ]; then \
+			extra=$(BUILD)/$$k/anchors.cpio.gz; \
+			tests/vm/initramfs.sh anchors $$k $$extra "$(BENCH_SECTIONS_ARG)" || exit 1; \
+		fi; \
+		V9FS_MODE=bench V9FS_TIMEOUT=$(if $(BENCH_ANCHORS),$$((3000 + 2400 * $(words $(BENCH_ANCHORS)))),3000) \
+			V9FS_EXTRA=$$extra V9FS_BENCH_SECTIONS="$(BENCH_SECTIONS_ARG)" \
+			V9FS_BENCH_ROUNDS="$(BENCH_ROUNDS)" tests/vm/run-guest.sh $$k || exit 1; \
 	done
 
 # Proof that the harness fails on a failing test, a panic and a hang.

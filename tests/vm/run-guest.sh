@@ -11,6 +11,9 @@
 #   V9FS_INTERACTIVE=1               run/shell mode: the console is this terminal
 #   V9FS_ACCEL=kvm                   use KVM instead of software emulation
 #   V9FS_APPEND='k=v ...'            more kernel parameters (/init's environment)
+#   V9FS_BENCH_SECTIONS=a,b          bench mode: bench/run.sh's sections; with
+#                                    virtiofs, two virtiofsd (cache=auto, none)
+#   V9FS_BENCH_ROUNDS=N              bench mode: rounds of each workload
 # Every boot has two virtio 9P devices (mount tags v9share0 and v9share1) on one
 # host scratch folder $vm/share, QEMU's own 9P server, seeded with host-seed.txt
 # and removed with the boot's folder when QEMU is done.
@@ -48,6 +51,40 @@ for i in 0 1; do
 		-device "virtio-9p-pci,fsdev=v9fsdev$i,mount_tag=v9share$i")
 done
 
+# make bench SECTIONS=virtiofs: the same host folder also through QEMU's
+# virtiofsd twice, with cache=auto (tag vfs-auto) and cache=none (tag
+# vfs-none); vhost-user needs the guest's memory in a shared memfd. A
+# virtiofsd ends with QEMU's connection, so each boot attempt starts its own.
+virtiofs=()
+vfs_pids=()
+vfs_start() {
+	[ ${#virtiofs[@]} -gt 0 ] || return 0
+	[ ${#vfs_pids[@]} -gt 0 ] && { kill "${vfs_pids[@]}" 2> /dev/null; wait "${vfs_pids[@]}"; }
+	vfs_pids=()
+	for c in auto none; do
+		rm -f "$vm/vfs-$c.sock"
+		/usr/lib/qemu/virtiofsd --socket-path="$vm/vfs-$c.sock" -o source="$share" \
+			-o cache=$c > "$vm/virtiofsd-$c.log" 2>&1 &
+		vfs_pids+=($!)
+	done
+	for c in auto none; do
+		for _ in $(seq 50); do [ -S "$vm/vfs-$c.sock" ] && break; sleep 0.1; done
+		[ -S "$vm/vfs-$c.sock" ] || {
+			echo "run-guest: virtiofsd (cache=$c) did not start:" >&2
+			cat "$vm/virtiofsd-$c.log" >&2
+			exit 1
+		}
+	done
+}
+if [ "$mode" = bench ] && [[ ",${V9FS_BENCH_SECTIONS:-}," == *,virtiofs,* ]]; then
+	for c in auto none; do
+		virtiofs+=(-chardev "socket,id=vfs$c,path=$vm/vfs-$c.sock"
+			-device "vhost-user-fs-pci,chardev=vfs$c,tag=vfs-$c")
+	done
+	virtiofs+=(-object "memory-backend-memfd,id=mem,size=2048M,share=on" -numa "node,memdev=mem")
+	trap '[ ${#vfs_pids[@]} -gt 0 ] && kill "${vfs_pids[@]}" 2> /dev/null; wait; rm -rf "$share"' EXIT
+fi
+
 # KVM only when asked: /dev/kvm exists on these machines but a guest under it
 # never gets going, so software emulation is the default.
 accel=${V9FS_ACCEL:-tcg}
@@ -62,6 +99,10 @@ append="console=ttyS0 panic=-1 quiet v9fs_mode=$mode"
 [ "${V9FS_FULL:-0}" = 1 ] && append="$append v9fs_full=1"
 [ "${V9FS_INTERACTIVE:-0}" = 1 ] && append="$append v9fs_interactive=1"
 [ -n "${V9FS_APPEND:-}" ] && append="$append $V9FS_APPEND"
+if [ "$mode" = bench ]; then
+	[ -n "${V9FS_BENCH_SECTIONS:-}" ] && append="$append v9fs_bench_sections=$V9FS_BENCH_SECTIONS"
+	[ -n "${V9FS_BENCH_ROUNDS:-}" ] && append="$append v9fs_bench_rounds=$V9FS_BENCH_ROUNDS"
+fi
 
 console=file:$con
 [ "${V9FS_INTERACTIVE:-0}" = 1 ] && console=stdio
@@ -75,10 +116,11 @@ start=$(date +%s)
 # (nothing of ours loaded: our module taints it) and wrote no result at all
 # is run once more, and says so; any other death counts.
 for attempt in 1 2; do
+	vfs_start
 	timeout -k 10 --foreground "$limit" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m 2048 -smp 2 \
 		-display none -monitor none -no-reboot \
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$append" \
-		-serial "$console" -serial "file:$res" "${virtfs[@]}" \
+		-serial "$console" -serial "file:$res" "${virtfs[@]}" "${virtiofs[@]}" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 < "$stdin"
 	rc=$?
 	if [ $attempt = 2 ] || [ -s "$res" ] || ! grep -q 'Kernel panic' "$con" ||
