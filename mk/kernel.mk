@@ -9,6 +9,9 @@ MODULE_INPUTS := $(MODULE_SRCS) $(wildcard module/*.h module/*/*.h) $(PROTO_HDRS
 
 module: $(foreach k,$(KERNELS),$(BUILD)/$(k)/9p2000.ko)
 
+# The client core hands its transports whole messages (make unit).
+UNIT_TESTS += tests/unit/module_trans_shape.sh
+
 # '+': the kernel's make takes its jobs from this make's job slots.
 $(BUILD)/%/9p2000.ko: $(MODULE_INPUTS) tests/vm/build-module.sh
 	+tests/vm/build-module.sh $*

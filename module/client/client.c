@@ -9,11 +9,9 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/idr.h>
-#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -111,6 +109,7 @@ static int client_version(struct ninep_client *c, enum v9p_dialect want)
 			  v9p_dialect_name(d));
 	c->dialect = d;
 	c->msize = rv->msize;
+	WRITE_ONCE(c->trans.msize, c->msize);
 	c->pool_ok = true;
 	clnt_dbg(c, NINEP_DEBUG_RPC, "version %s, msize %u (asked %u)\n",
 		 v9p_dialect_name(d), c->msize, asked);
@@ -130,31 +129,16 @@ static void client_free(struct ninep_client *c)
 	atomic_dec(&live_clients);
 }
 
-/* Stop the threads and close the transport; the client is dead already. */
+/* Close the transport; the client is dead already. */
 static void client_shutdown(struct ninep_client *c)
 {
 	if (c->stale_flush)
 		ninep_req_put(c->stale_flush);	/* retired with the rest */
 	c->stale_flush = NULL;
-	if (c->tx_partial)
-		ninep_req_put(c->tx_partial);
-	c->tx_partial = NULL;
-	if (c->rx_task)
-		kthread_stop(c->rx_task);
-	/* A receiver may have handed over a fid after the thread's last look. */
-	ninep_rx_run_deferred(c);
-	if (c->rx_req)
-		ninep_req_put(c->rx_req);	/* a reply cut off by the failure */
-	c->rx_req = NULL;
-	if (c->tx_task)
-		kthread_stop(c->tx_task);
-	if (c->rx_task)
-		put_task_struct(c->rx_task);
-	if (c->tx_task)
-		put_task_struct(c->tx_task);
-	c->rx_task = NULL;
-	c->tx_task = NULL;
 	c->trans.ops->close(&c->trans);
+	/* A receiver may have handed over a fid after the work's last look. */
+	flush_work(&c->defer_work);
+	ninep_rx_run_deferred(c);
 }
 
 struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
@@ -172,14 +156,11 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 		return ERR_PTR(-ENOMEM);
 	atomic_inc(&live_clients);
 	spin_lock_init(&c->lock);
-	INIT_LIST_HEAD(&c->tx_queue);
-	init_waitqueue_head(&c->tx_wq);
 	init_waitqueue_head(&c->idle_wq);
 	init_waitqueue_head(&c->tag_wq);
-	mutex_init(&c->rx_mutex);
-	init_waitqueue_head(&c->rx_wq);
+	INIT_WORK(&c->defer_work, ninep_rx_deferred_work);
 	c->ops = &client_rpc_ops;
-	c->trans.ready = ninep_rx_readable;
+	c->trans.owner = &ninep_rpc_owner;
 	ida_init(&c->fids);
 	INIT_LIST_HEAD(&c->pool);
 	c->msize = o->msize ? o->msize : NINEP_DEFAULT_MSIZE;
@@ -213,24 +194,6 @@ struct ninep_client *ninep_client_create(const struct ninep_client_opts *o)
 		c->msize = c->trans.ops->max_msize;
 	}
 	c->trans.msize = c->msize;
-	/*
-	 * The task references let ninep_client_fail() signal a thread that
-	 * client_shutdown() already stopped.
-	 */
-	c->rx_task = kthread_run(ninep_rx_thread, c, "9p2000-rx");
-	if (IS_ERR(c->rx_task)) {
-		err = PTR_ERR(c->rx_task);
-		c->rx_task = NULL;
-		goto fail;
-	}
-	get_task_struct(c->rx_task);
-	c->tx_task = kthread_run(ninep_tx_thread, c, "9p2000-tx");
-	if (IS_ERR(c->tx_task)) {
-		err = PTR_ERR(c->tx_task);
-		c->tx_task = NULL;
-		goto fail;
-	}
-	get_task_struct(c->tx_task);
 	err = client_version(c, o->dialect);
 	if (err)
 		goto fail;
@@ -272,9 +235,6 @@ void ninep_client_destroy(struct ninep_client *c)
 		WRITE_ONCE(c->dead, true);
 		spin_unlock(&c->lock);
 		c->trans.ops->abort(&c->trans);
-		send_sig(SIGKILL, c->rx_task, 1);
-		send_sig(SIGKILL, c->tx_task, 1);
-		wake_up_all(&c->tx_wq);
 	} else {
 		spin_unlock(&c->lock);
 		ninep_client_fail(c, -EIO, "unmounted with requests pending");

@@ -36,7 +36,7 @@ static unsigned int io_window(const struct ninep_fid *fid)
 
 /*
  * Chunks from this size up, of a user buffer, go zero-copy where the
- * transport can (send_msg): the device moves the bytes to or from the
+ * transport can (NINEP_TRANS_F_ZC): the device moves the bytes to or from the
  * caller's pages. Smaller ones are copied: a zero-copy request costs a
  * fixed amount more (the payload descriptor, page references taken and
  * put, a read's pages dirtied), and over virtio under TCG 4 KiB reads and
@@ -49,7 +49,7 @@ static unsigned int io_window(const struct ninep_fid *fid)
 static bool io_zc(const struct ninep_client *c, const struct iov_iter *it,
 		  u32 count)
 {
-	return c->trans.ops->send_msg && user_backed_iter(it) &&
+	return (c->trans.ops->flags & NINEP_TRANS_F_ZC) && user_backed_iter(it) &&
 	       count >= NINEP_ZC_MIN;
 }
 

@@ -2,14 +2,12 @@
 /*
  * RPC engine of 9p2000.ko: sends requests and matches replies by tag.
  *
- * A task sends its request itself when the line is idle; otherwise the tx
- * thread sends queued requests in order. Replies are read by a task waiting
- * for one (on transports that can read without blocking) or by the rx
- * thread, and each is handed to its request (see "receiving" below). Only
- * non-blocking calls are made from a task that can be killed, so a fatal
- * signal never cuts a message in half on the wire; the waiting task simply
- * stops waiting (and sends Tflush). Blocked transport calls are ended by
- * shutting the transport down and signalling the threads.
+ * Each request goes to the transport whole (ninep_trans_ops.request), and
+ * the transport hands its reply back through the callbacks at the end of
+ * this file (struct ninep_trans_owner). A task waits for its reply through
+ * the transport, which may receive for everyone meanwhile; a fatal signal
+ * ends the wait at once, and the request is taken back if it is not on
+ * the wire yet, else flushed (Tflush).
  *
  * A request is in the tag table from allocation until it is retired: when its
  * reply arrives, or, if it was flushed, when Rflush arrives, or when the
@@ -19,7 +17,6 @@
 
 #include <linux/atomic.h>
 #include <linux/err.h>
-#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -343,8 +340,8 @@ struct ninep_req *ninep_req_new(struct ninep_client *c, u32 rcap,
 	atomic_inc(&live_reqs);
 	req->clnt = c;
 	refcount_set(&req->ref, 2);
-	init_waitqueue_head(&req->wq);
-	INIT_LIST_HEAD(&req->tx_node);
+	init_waitqueue_head(&req->msg.wq);
+	INIT_LIST_HEAD(&req->msg.node);
 	INIT_LIST_HEAD(&req->retire_node);
 	req->state = REQ_NEW;
 	req->rbuf = ninep_buf_alloc(c, rcap, &req->rpooled);
@@ -394,10 +391,6 @@ static void req_retire_locked(struct ninep_client *c, struct ninep_req *req,
 		WRITE_ONCE(c->stale_flush, NULL);
 		refcount_dec(&req->ref);	/* stale_flush's; the table holds one */
 	}
-	if (!list_empty(&req->tx_node)) {
-		list_del_init(&req->tx_node);
-		refcount_dec(&req->ref);	/* the queue's; table still holds one */
-	}
 	list_add_tail(&req->retire_node, list);
 }
 
@@ -414,7 +407,7 @@ static void rx_defer(struct ninep_client *c, struct ninep_req *req);
 /*
  * After c->lock: wake waiters, release what retiring owed, drop table refs.
  * @recv: called by whoever receives; an orphan fid's put, which may send a
- * Tclunk, is then not done on a waiting task's stack but by the rx thread.
+ * Tclunk, is then not done on the receiver's stack but by a work item.
  */
 static void __req_retired(struct ninep_client *c, struct list_head *list,
 			  bool recv)
@@ -423,7 +416,7 @@ static void __req_retired(struct ninep_client *c, struct list_head *list,
 
 	list_for_each_entry_safe(req, next, list, retire_node) {
 		list_del_init(&req->retire_node);
-		wake_up_all(&req->wq);
+		wake_up_all(&req->msg.wq);
 		if (req->flushed)
 			ninep_req_put(req->flushed);
 		req->flushed = NULL;
@@ -437,8 +430,7 @@ static void __req_retired(struct ninep_client *c, struct list_head *list,
 			 * up; if the server answered it, the fid may exist
 			 * there (fid_put() is told so).
 			 */
-			if (recv && current != c->rx_task &&
-			    !READ_ONCE(c->dead)) {
+			if (recv && !READ_ONCE(c->dead)) {
 				/* The table's reference goes with it. */
 				rx_defer(c, req);
 				atomic_inc(&c->retired);
@@ -469,7 +461,7 @@ static void req_retired(struct ninep_client *c, struct list_head *list)
  */
 void ninep_client_fail(struct ninep_client *c, int err, const char *why)
 {
-	struct ninep_req *req, *partial;
+	struct ninep_req *req;
 	LIST_HEAD(list);
 	u32 i;
 	int n = 0;
@@ -480,8 +472,6 @@ void ninep_client_fail(struct ninep_client *c, int err, const char *why)
 		return;
 	}
 	WRITE_ONCE(c->dead, true);
-	partial = c->tx_partial;
-	c->tx_partial = NULL;
 	for (i = 0; i <= c->tags.size; i++) {
 		/* The slots, then Tversion's request. */
 		req = i < c->tags.size ? c->tags.slot[i] : c->tags.notag;
@@ -498,16 +488,8 @@ void ninep_client_fail(struct ninep_client *c, int err, const char *why)
 		pr_err("connection to %s is dead: %s (%d); failing %d pending request%s\n",
 		       c->peer, why, err, n, n == 1 ? "" : "s");
 	req_retired(c, &list);
-	if (partial)
-		ninep_req_put(partial);
-	wake_up_all(&c->tx_wq);
-	wake_up_all(&c->rx_wq);
-	/* Unblock the threads wherever they are blocked in the transport. */
+	/* Unblock whatever is blocked in the transport, for good. */
 	c->trans.ops->abort(&c->trans);
-	if (c->rx_task && c->rx_task != current)
-		send_sig(SIGKILL, c->rx_task, 1);
-	if (c->tx_task && c->tx_task != current)
-		send_sig(SIGKILL, c->tx_task, 1);
 }
 
 /*
@@ -567,87 +549,30 @@ static void trace_send(struct ninep_client *c, struct ninep_req *req)
 }
 
 /*
- * Write @req from byte @off: all of it (0 or a negative errno) if @block,
- * else what fits now (bytes written or a negative errno). A zero-copy
- * request goes whole or not at all.
- */
-static int tx_write(struct ninep_client *c, struct ninep_req *req, u32 off,
-		    bool block)
-{
-	const struct ninep_trans_ops *ops = c->trans.ops;
-	int err;
-
-	if (ops->send_msg) {
-		struct ninep_msg m = {
-			.buf = req->tbuf,
-			.len = req->tlen,
-			.rmax = req->rmax,
-			.zc = req->zc,
-		};
-
-		err = ops->send_msg(&c->trans, &m, block);
-		if (err == -EAGAIN && !block)
-			return 0;
-		if (err || block)
-			return err;
-		return req->tlen;
-	}
-	if (block)
-		return ops->send(&c->trans, req->tbuf + off, req->tlen - off);
-	return ops->send_nb(&c->trans, req->tbuf + off, req->tlen - off);
-}
-
-/*
- * Send a packed request. When the line is idle and the transport can write
- * without blocking, the caller writes it itself (no thread hop); whatever
- * does not fit, and every request that finds the line busy, goes to the tx
- * thread. Message boundaries stay intact because only the holder of tx_busy
- * writes, and a partly written message is finished before any other.
+ * Hand a packed request to the transport, which sends it now or queues it;
+ * from here on a reply may come. 0, or a negative errno if the connection
+ * had failed before.
  */
 int ninep_req_send(struct ninep_client *c, struct ninep_req *req)
 {
-	const struct ninep_trans_ops *ops = c->trans.ops;
-	bool direct = false, wake;
-	int n;
+	int err;
 
-	spin_lock(&c->lock);
-	if (req->state != REQ_NEW) {
-		spin_unlock(&c->lock);
-		return req->err ? req->err : -EIO;
-	}
-	if ((ops->send_nb || ops->send_msg) && !c->tx_busy && !c->tx_partial &&
-	    list_empty(&c->tx_queue)) {
-		c->tx_busy = true;
-		/* Before sending: the reply may beat send_nb()'s return. */
-		req->state = REQ_SENT;
-		direct = true;
-	} else {
-		refcount_inc(&req->ref);
-		list_add_tail(&req->tx_node, &c->tx_queue);
-	}
-	wake = !c->tx_busy;
-	spin_unlock(&c->lock);
-	if (!direct) {
-		if (wake)
-			wake_up(&c->tx_wq);
-		return 0;
-	}
+	req->msg.buf = req->tbuf;
+	req->msg.len = req->tlen;
+	req->msg.rmax = req->rmax;
+	req->msg.zc = req->zc;
+	/*
+	 * Before sending: the reply may beat request()'s return. Without
+	 * c->lock: a failure of the connection that got here first (its
+	 * REQ_FAILED) stays, and one that comes after overwrites REQ_SENT.
+	 */
+	if (cmpxchg(&req->state, REQ_NEW, REQ_SENT) != REQ_NEW)
+		return READ_ONCE(req->err) ? READ_ONCE(req->err) : -EIO;
 
 	trace_send(c, req);
-	n = tx_write(c, req, 0, false);
-	spin_lock(&c->lock);
-	if (n >= 0 && n < req->tlen && !c->dead) {
-		refcount_inc(&req->ref);
-		c->tx_partial = req;
-		c->tx_off = n;
-	}
-	c->tx_busy = false;
-	wake = c->tx_partial || !list_empty(&c->tx_queue);
-	spin_unlock(&c->lock);
-	if (n < 0)
-		ninep_client_fail(c, n, "send error");	/* fails req too */
-	else if (wake)
-		wake_up(&c->tx_wq);
+	err = c->trans.ops->request(&c->trans, &req->msg);
+	if (err)	/* failed before; the failure failed req too */
+		ninep_client_fail(c, err, "send error");
 	return 0;
 }
 
@@ -678,11 +603,15 @@ static void req_abandon(struct ninep_client *c, struct ninep_req *req,
 	struct ninep_req *flush = NULL;
 	struct v9p_fcall f = { .type = V9P_TFLUSH };
 	LIST_HEAD(list);
-	bool need_flush, known = false;
+	bool need_flush, unsent, known = false;
 
 	spin_lock(&c->lock);
 	need_flush = req->state == REQ_SENT && req->in_table;
 	spin_unlock(&c->lock);
+	/* Not on the wire yet: taken back, it needs no Tflush. */
+	unsent = need_flush && c->trans.ops->cancel(&c->trans, &req->msg);
+	if (unsent)
+		need_flush = false;
 
 	if (need_flush) {
 		flush = ninep_req_new(c, NINEP_SMALL_RBUF, 0);	/* killed: no waiting */
@@ -704,7 +633,7 @@ static void req_abandon(struct ninep_client *c, struct ninep_req *req,
 	}
 
 	spin_lock(&c->lock);
-	if (req->in_table && req->state == REQ_NEW) {
+	if (req->in_table && (req->state == REQ_NEW || unsent)) {
 		/* Never sent: no flush needed, the tag is free at once. */
 		req_fail_locked(req, -EINTR);
 		req_retire_locked(c, req, &list);
@@ -804,11 +733,9 @@ static int rlerror_errno(struct ninep_client *c, struct ninep_req *req)
 
 static bool req_finished(struct ninep_req *req)
 {
-	/* Pairs with the release in rx_complete(): rbuf and rc are complete. */
+	/* Pairs with the release in rpc_reply(): rbuf and rc are complete. */
 	return smp_load_acquire(&req->state) >= REQ_DONE;
 }
-
-static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t);
 
 /*
  * Wait for the reply to @req, bounded by timeout= (-ETIMEDOUT) and ended at
@@ -824,7 +751,7 @@ int ninep_req_wait(struct ninep_client *c, struct ninep_req *req,
 	long ret;
 
 	*abandoned = false;
-	ret = rx_wait(c, req, t);
+	ret = c->trans.ops->wait(&c->trans, &req->msg, t);
 	if (ret == -ERESTARTSYS) {
 		if (req_finished(req))
 			goto finished;
@@ -953,32 +880,21 @@ void ninep_rpc_all(struct ninep_client *c, struct ninep_call *calls,
 		calls[i].req = rpc_finish(c, calls[i].req, calls[i].fid);
 }
 
-/* ---- receive and transmit threads ---- */
-
-static void wait_for_stop(void)
-{
-	for (;;) {
-		set_current_state(TASK_IDLE);
-		if (kthread_should_stop())
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
-}
+/* ---- replies, as the transport hands them over ---- */
 
 /*
  * Hand the orphan fid of retired @req (and the table's reference to @req)
- * to the rx thread. Its put may send a Tclunk: that is no work for a task
+ * to a work item. Its put may send a Tclunk: that is no work for a task
  * that merely received someone else's reply, whatever it was doing.
  */
 static void rx_defer(struct ninep_client *c, struct ninep_req *req)
 {
 	llist_add(&req->defer_node, &c->rx_deferred);
-	wake_up(&c->rx_wq);
+	ninep_client_queue_work(&c->defer_work);
 }
 
 /*
- * Put the orphan fids handed over by rx_defer(): the rx thread's work, and
+ * Put the orphan fids handed over by rx_defer(): the work item's job, and
  * once more at shutdown for a hand-over that came after its last look.
  */
 void ninep_rx_run_deferred(struct ninep_client *c)
@@ -993,75 +909,72 @@ void ninep_rx_run_deferred(struct ninep_client *c)
 	}
 }
 
+void ninep_rx_deferred_work(struct work_struct *work)
+{
+	ninep_rx_run_deferred(container_of(work, struct ninep_client,
+					   defer_work));
+}
+
 static bool reply_type_ok(const struct ninep_req *req, u8 type)
 {
 	return type == req->ttype + 1 || rc_is_error(type);
 }
 
 /*
- * The header of a reply is in c->rx_hdr: find its request and make room
- * for the rest. 0, or a negative errno once the client failed.
+ * ninep_trans_owner.match(): the request a reply of @size bytes under @tag
+ * answers, held, with room for the reply and its header @hdr in place.
  */
-static int rx_header(struct ninep_client *c)
+static struct ninep_msg *rpc_match(struct ninep_trans *t, u16 tag,
+				   const u8 *hdr, u32 size)
 {
+	struct ninep_client *c = container_of(t, struct ninep_client, trans);
 	struct ninep_req *req;
-	struct v9p_hdr h;
-	int err;
-
-	err = v9p_peek_hdr(c->rx_hdr, sizeof(c->rx_hdr), c->msize, &h);
-	if (err) {
-		ninep_client_fail(c, err, err == -EMSGSIZE ?
-			    "reply larger than msize" : "malformed reply header");
-		return err;
-	}
+	u8 type = hdr[4];
 
 	spin_lock(&c->lock);
-	req = tag_lookup(c, h.tag);
+	req = tag_lookup(c, tag);
 	if (!req || req->state != REQ_SENT) {
 		spin_unlock(&c->lock);
 		pr_err("reply %s with tag %u matches no request\n",
-		       v9p_type_name(h.type), h.tag);
+		       v9p_type_name(type), tag);
 		ninep_client_fail(c, -EPROTO, "reply with unknown tag");
-		return -EPROTO;
+		return NULL;
 	}
 	refcount_inc(&req->ref);
 	spin_unlock(&c->lock);
 
-	if (!reply_type_ok(req, h.type)) {
+	if (!reply_type_ok(req, type)) {
 		pr_err("%s (tag %u) answered by %s\n",
-		       v9p_type_name(req->ttype), h.tag, v9p_type_name(h.type));
-		err = -EPROTO;
-		ninep_client_fail(c, err, "reply of the wrong type");
+		       v9p_type_name(req->ttype), tag, v9p_type_name(type));
+		ninep_client_fail(c, -EPROTO, "reply of the wrong type");
 		goto fail;
 	}
 	/* Nobody else touches rbuf until the state says REQ_DONE. */
-	if (h.size > req->rcap) {
+	if (size > req->rcap) {
 		bool pooled;
-		u8 *buf = ninep_buf_alloc(c, h.size, &pooled);
+		u8 *buf = ninep_buf_alloc(c, size, &pooled);
 
 		if (!buf) {
-			err = -ENOMEM;
-			ninep_client_fail(c, err, "no memory for a reply");
+			ninep_client_fail(c, -ENOMEM, "no memory for a reply");
 			goto fail;
 		}
 		buf_free(c, req->rbuf, req->rpooled);
 		req->rbuf = buf;
 		req->rpooled = pooled;
-		req->rcap = pooled ? c->msize : h.size;
+		req->rcap = pooled ? c->msize : size;
 	}
-	memcpy(req->rbuf, c->rx_hdr, sizeof(c->rx_hdr));
-	c->rx_size = h.size;
-	c->rx_req = req;
-	return 0;
+	memcpy(req->rbuf, hdr, V9P_HDRSZ);
+	req->msg.rbuf = req->rbuf;
+	return &req->msg;
 fail:
 	ninep_req_put(req);
-	return err;
+	return NULL;
 }
 
 /*
  * Decode the reply in rbuf. The Rread of a zero-copy Tread comes as its
- * header alone (see send_msg in trans.h): count[4] tells how many bytes the
- * device put into the pages, which the transport checked against them.
+ * header alone (see send_msg in stream.h): count[4] tells how many bytes
+ * the device put into the pages, which the transport checked against them.
  */
 static int rx_unpack(struct ninep_client *c, struct ninep_req *req)
 {
@@ -1080,16 +993,19 @@ static int rx_unpack(struct ninep_client *c, struct ninep_req *req)
 	return v9p_unpack(req->rbuf, req->rlen, c->dialect, c->msize, rc);
 }
 
-/* The whole reply is in: decode it and retire its request. */
-static int rx_complete(struct ninep_client *c)
+/*
+ * ninep_trans_owner.reply(): the whole reply is in: decode it and retire
+ * its request. True if other requests are in flight.
+ */
+static bool rpc_reply(struct ninep_trans *t, struct ninep_msg *m, u32 size)
 {
-	struct ninep_req *req = c->rx_req, *old;
+	struct ninep_client *c = container_of(t, struct ninep_client, trans);
+	struct ninep_req *req = container_of(m, struct ninep_req, msg), *old;
+	bool more = false;
 	LIST_HEAD(list);
 	int err;
 
-	c->rx_req = NULL;
-	c->rx_got = 0;
-	req->rlen = c->rx_size;
+	req->rlen = size;
 	err = rx_unpack(c, req);
 	if (err) {
 		pr_err("malformed %s (tag %u, %u bytes): %d\n",
@@ -1115,367 +1031,43 @@ static int rx_complete(struct ninep_client *c)
 		}
 	}
 	spin_unlock(&c->lock);
-	wake_up_all(&req->wq);
+	wake_up_all(&req->msg.wq);
 	__req_retired(c, &list, true);
-	/*
-	 * Other requests are in flight: acknowledge this reply now. A server
-	 * that leaves Nagle on holds its next (small) reply back until this
-	 * one is acknowledged, and with nothing of ours to carry the ACK it
-	 * would wait for the peer's delayed-ACK timer (40 ms or more) each
-	 * time two requests overlap (read/write chunks, a clunk and the next
-	 * call).
-	 */
-	if (c->trans.ops->ack && !ninep_tags_empty(c))
-		c->trans.ops->ack(&c->trans);
+	more = !ninep_tags_empty(c);
 out:
 	ninep_req_put(req);
-	return err;
+	return more;
 }
 
-/* Read up to @len bytes: all of them when @block, else what is there. */
-static int rx_read(struct ninep_client *c, u8 *buf, u32 len, bool block)
+static void rpc_get(struct ninep_trans *t, struct ninep_msg *m)
 {
-	int err;
-
-	if (!block)
-		return c->trans.ops->recv_nb(&c->trans, buf, len);
-	err = c->trans.ops->recv(&c->trans, buf, len);
-	return err ? err : len;
+	refcount_inc(&container_of(m, struct ninep_req, msg)->ref);
 }
 
-/*
- * Caller holds rx_mutex. Receive what is there of the message in progress:
- * 1 when a whole message came in, 0 when the transport has nothing more for
- * now (never when @block), or a negative errno once the client failed.
- */
-static int rx_step(struct ninep_client *c, bool block)
+static void rpc_put(struct ninep_trans *t, struct ninep_msg *m)
 {
-	int n;
-
-	for (;;) {
-		bool hdr = c->rx_got < V9P_HDRSZ;
-		u8 *buf = hdr ? c->rx_hdr : c->rx_req->rbuf;
-		u32 want = hdr ? V9P_HDRSZ : c->rx_size;
-
-		if (c->rx_got < want) {
-			n = rx_read(c, buf + c->rx_got, want - c->rx_got,
-				    block);
-			if (n < 0) {
-				ninep_client_fail(c, n, n == -ECONNRESET ?
-					    "server closed the connection" :
-					    "receive error");
-				return n;
-			}
-			/*
-			 * Only "nothing there" ends a step: after a short
-			 * read, the end of the stream or an error may still
-			 * wait behind the data, and its readiness has been
-			 * signalled already.
-			 */
-			if (!n)
-				return 0;
-			c->rx_got += n;
-			if (c->rx_got < want)
-				continue;
-		}
-		if (!hdr) {
-			n = rx_complete(c);
-			return n ? n : 1;
-		}
-		n = rx_header(c);
-		if (n)
-			return n;
-	}
+	ninep_req_put(container_of(m, struct ninep_req, msg));
 }
 
-/*
- * ---- receiving ----
- *
- * Whoever holds rx_mutex receives. On a transport that can read without
- * blocking (recv_nb), that is preferably a task waiting for a reply, the
- * leader: the transport's readiness wakes the leader directly, which reads
- * whatever is there and hands each reply to its request, its own included,
- * so a lone request costs no thread hop. The rx thread receives when there
- * is no leader, and always on transports that can only block. A message
- * may be read in parts by several receivers in turn; its state is rx_*.
- * Readiness is a flag set by the transport and cleared by a receiver before
- * it reads, so data that arrives after a read always sets it again.
- */
-
-/* Wake whoever should receive now: the leader if any, else the rx thread. */
-static void rx_kick(struct ninep_client *c)
+static bool rpc_finished(struct ninep_msg *m)
 {
-	struct task_struct *leader;
-
-	/* The leader clears rx_leader before it can exit: RCU keeps it. */
-	rcu_read_lock();
-	leader = READ_ONCE(c->rx_leader);
-	if (leader)
-		wake_up_process(leader);
-	else
-		wake_up(&c->rx_wq);
-	rcu_read_unlock();
+	return req_finished(container_of(m, struct ninep_req, msg));
 }
 
-/* The transport's ready callback: any context, softirq included. */
-void ninep_rx_readable(struct ninep_trans *t)
+static void rpc_fail(struct ninep_trans *t, int err, const char *why)
 {
-	struct ninep_client *c = container_of(t, struct ninep_client, trans);
-
-	if (!READ_ONCE(c->rx_ready))
-		WRITE_ONCE(c->rx_ready_at, jiffies);
-	WRITE_ONCE(c->rx_ready, true);
-	smp_mb();	/* the flag before the leader; pairs with rx_wait() */
-	rx_kick(c);
+	ninep_client_fail(container_of(t, struct ninep_client, trans), err,
+			  why);
 }
 
-/*
- * Caller holds rx_mutex. Read while the transport has something and until
- * @mine (if not NULL) is finished, or, for a leader (@mine), until the
- * scheduler wants the CPU back: a leader taken off the CPU with rx_mutex
- * held would hold up every reply of the connection until it runs again.
- * 0, -EAGAIN when a leader stopped for the scheduler, or a negative errno
- * once the client failed.
- */
-static int rx_pump(struct ninep_client *c, struct ninep_req *mine)
-{
-	int n;
-
-	WRITE_ONCE(c->rx_ready, false);
-	smp_mb();	/* cleared before reading; pairs with ninep_rx_readable() */
-	do {
-		if (READ_ONCE(c->dead))
-			return -EIO;
-		n = rx_step(c, false);
-		if (n > 0 && mine && !req_finished(mine) && need_resched()) {
-			WRITE_ONCE(c->rx_ready_at, jiffies);
-			WRITE_ONCE(c->rx_ready, true);
-			return -EAGAIN;
-		}
-	} while (n > 0 && !(mine && req_finished(mine)));
-	/*
-	 * A leader stops at its own reply, not knowing whether more is
-	 * there. Look once more rather than guess: flagging readiness that
-	 * is not there would wake the rx thread for nothing after every
-	 * request, two context switches each time.
-	 */
-	if (n > 0 && !READ_ONCE(c->dead))
-		n = rx_step(c, false);
-	if (n > 0) {
-		/* Stopped early: maybe more. */
-		WRITE_ONCE(c->rx_ready_at, jiffies);
-		WRITE_ONCE(c->rx_ready, true);
-	}
-	return n < 0 ? n : 0;
-}
-
-static void rx_unlock(struct ninep_client *c)
-{
-	mutex_unlock(&c->rx_mutex);
-	smp_mb();	/* unlocked before the test; pairs with ninep_rx_readable() */
-	if (READ_ONCE(c->rx_ready))
-		rx_kick(c);
-}
-
-/*
- * How long readiness may wait for a leader that is not scheduled (low
- * priority, throttled, preempted) before the rx thread takes over.
- */
-#define NINEP_LEAD_JIFFIES	2
-
-/*
- * A task leads only at normal priority or better: a nice or SCHED_IDLE
- * task may not run for a long time while others wait for their replies.
- */
-static bool rx_may_lead(void)
-{
-	return current->policy != SCHED_IDLE && task_nice(current) <= 0;
-}
-
-/*
- * Called by a waiting task that is not the leader, at least every
- * NINEP_LEAD_JIFFIES: if the transport has been readable that long and
- * nobody is receiving, the leader is not getting to run; depose it and let
- * the rx thread receive.
- */
-static void rx_check_leader(struct ninep_client *c)
-{
-	struct task_struct *leader = READ_ONCE(c->rx_leader);
-
-	if (!leader || leader == current || !READ_ONCE(c->rx_ready) ||
-	    mutex_is_locked(&c->rx_mutex) ||
-	    time_before(jiffies, READ_ONCE(c->rx_ready_at) + NINEP_LEAD_JIFFIES))
-		return;
-	if (cmpxchg(&c->rx_leader, leader, NULL) == leader) {
-		clnt_dbg(c, NINEP_DEBUG_RPC,
-			 "receive leader not scheduled: rx thread takes over\n");
-		smp_mb();	/* no leader before waking; see rx_thread_wanted() */
-		wake_up(&c->rx_wq);
-	}
-}
-
-/*
- * Wait for @req as wait_event_killable_timeout() does, receiving replies
- * meanwhile as the leader if no other waiting task is and this one may
- * (rx_may_lead()). A leader that is deposed (rx_check_leader()) does not
- * lead again in this wait. The return value is that of
- * wait_event_killable_timeout().
- */
-static long rx_wait(struct ninep_client *c, struct ninep_req *req, long t)
-{
-	bool leader = false, may_lead = rx_may_lead();
-	DEFINE_WAIT(wait);
-	long ret = t;
-
-	if (!c->trans.ops->recv_nb)
-		return wait_event_killable_timeout(req->wq, req_finished(req),
-						   t);
-	for (;;) {
-		long slice, left;
-		bool watch;
-
-		if (leader && READ_ONCE(c->rx_leader) != current) {
-			leader = false;		/* deposed */
-			may_lead = false;
-		}
-		/* cmpxchg() orders this before the rx_ready test below. */
-		if (may_lead && !leader && !READ_ONCE(c->rx_leader))
-			leader = !cmpxchg(&c->rx_leader, NULL, current);
-		if (prepare_to_wait_event(&req->wq, &wait, TASK_KILLABLE)) {
-			ret = -ERESTARTSYS;
-			break;
-		}
-		if (req_finished(req))
-			break;
-		if (leader && READ_ONCE(c->rx_ready) &&
-		    mutex_trylock(&c->rx_mutex)) {
-			__set_current_state(TASK_RUNNING);
-			/* A failure fails req too. */
-			if (rx_pump(c, req) == -EAGAIN &&
-			    cmpxchg(&c->rx_leader, current, NULL) == current) {
-				/* Hand the rest to the rx thread; see rx_pump(). */
-				leader = false;
-				may_lead = false;
-			}
-			rx_unlock(c);
-			continue;
-		}
-		/* Under another leader, look in on it now and then. */
-		watch = !leader && READ_ONCE(c->rx_leader);
-		slice = watch ? min_t(long, ret, NINEP_LEAD_JIFFIES) : ret;
-		left = schedule_timeout(slice);
-		if (ret != MAX_SCHEDULE_TIMEOUT)
-			ret -= slice - left;
-		if (ret <= 0) {
-			ret = 0;
-			break;
-		}
-		if (watch)
-			rx_check_leader(c);
-	}
-	finish_wait(&req->wq, &wait);
-	if (leader && cmpxchg(&c->rx_leader, current, NULL) == current) {
-		smp_mb();	/* no leader before the test; see ninep_rx_readable() */
-		if (READ_ONCE(c->rx_ready))
-			wake_up(&c->rx_wq);
-	}
-	return ret;
-}
-
-static bool rx_thread_wanted(struct ninep_client *c)
-{
-	return READ_ONCE(c->dead) || kthread_should_stop() ||
-	       !llist_empty(&c->rx_deferred) ||
-	       (READ_ONCE(c->rx_ready) && !READ_ONCE(c->rx_leader) &&
-		!mutex_is_locked(&c->rx_mutex));
-}
-
-int ninep_rx_thread(void *data)
-{
-	struct ninep_client *c = data;
-	int err = 0;
-
-	allow_signal(SIGKILL);
-	while (!err && !kthread_should_stop() && !READ_ONCE(c->dead)) {
-		if (!c->trans.ops->recv_nb) {
-			/* Nobody else ever receives: no need for rx_mutex. */
-			err = rx_step(c, true) < 0;
-			continue;
-		}
-		wait_event_idle(c->rx_wq, rx_thread_wanted(c));
-		ninep_rx_run_deferred(c);
-		if (!READ_ONCE(c->rx_ready) || READ_ONCE(c->rx_leader) ||
-		    !mutex_trylock(&c->rx_mutex))
-			continue;
-		err = rx_pump(c, NULL);
-		rx_unlock(c);
-	}
-	/* Whatever was handed over before the connection died. */
-	ninep_rx_run_deferred(c);
-	wait_for_stop();
-	ninep_rx_run_deferred(c);
-	return 0;
-}
-
-static bool tx_ready(struct ninep_client *c)
-{
-	return READ_ONCE(c->dead) || kthread_should_stop() ||
-	       (!READ_ONCE(c->tx_busy) && (READ_ONCE(c->tx_partial) ||
-					   !list_empty(&c->tx_queue)));
-}
-
-int ninep_tx_thread(void *data)
-{
-	struct ninep_client *c = data;
-	struct ninep_req *req;
-	u32 off;
-	int err;
-
-	allow_signal(SIGKILL);
-	for (;;) {
-		wait_event_idle(c->tx_wq, tx_ready(c));
-		spin_lock(&c->lock);
-		if (c->dead || kthread_should_stop()) {
-			spin_unlock(&c->lock);
-			break;
-		}
-		if (c->tx_busy) {
-			spin_unlock(&c->lock);
-			continue;
-		}
-		if (c->tx_partial) {
-			req = c->tx_partial;
-			off = c->tx_off;
-			c->tx_partial = NULL;
-		} else if (!list_empty(&c->tx_queue)) {
-			req = list_first_entry(&c->tx_queue, struct ninep_req,
-					       tx_node);
-			list_del_init(&req->tx_node);
-			/* Before sending: the reply may beat send()'s return. */
-			req->state = REQ_SENT;
-			off = 0;
-		} else {
-			spin_unlock(&c->lock);
-			continue;
-		}
-		c->tx_busy = true;
-		spin_unlock(&c->lock);
-
-		if (!off)
-			trace_send(c, req);
-		err = tx_write(c, req, off, true);
-		ninep_req_put(req);
-		spin_lock(&c->lock);
-		c->tx_busy = false;
-		spin_unlock(&c->lock);
-		if (err) {
-			ninep_client_fail(c, err, "send error");
-			break;
-		}
-	}
-	wait_for_stop();
-	return 0;
-}
+const struct ninep_trans_owner ninep_rpc_owner = {
+	.match = rpc_match,
+	.reply = rpc_reply,
+	.get = rpc_get,
+	.put = rpc_put,
+	.finished = rpc_finished,
+	.fail = rpc_fail,
+};
 
 /* ---- module ---- */
 

@@ -30,7 +30,7 @@
 #define REQ_WAIT	0x2	/* wait for a free tag if all are in flight */
 
 enum req_state {
-	REQ_NEW,	/* in the tag table, maybe on the tx queue */
+	REQ_NEW,	/* in the tag table, not yet handed to the transport */
 	REQ_SENT,	/* handed to the transport; a reply may come */
 	REQ_DONE,	/* reply in rbuf */
 	REQ_FAILED,	/* no reply will be used; err says why */
@@ -41,7 +41,7 @@ struct ninep_req {
 	refcount_t ref;
 	u16 tag;
 	u8 ttype;
-	int state;			/* enum req_state; c->lock */
+	int state;			/* enum req_state; c->lock, but see ninep_req_send() */
 	int err;			/* when REQ_FAILED */
 	bool in_table;			/* c->lock */
 	bool flushing;			/* a Tflush for it is outstanding */
@@ -49,10 +49,9 @@ struct ninep_req {
 	/* Both opaque here: what becomes of them is c->ops' business. */
 	struct ninep_fid *clunk_fid;	/* Tclunk only: released on retire */
 	struct ninep_fid *orphan_fid;	/* fid of an abandoned request */
-	struct list_head tx_node;	/* c->tx_queue */
 	struct list_head retire_node;	/* local lists while retiring */
 	struct llist_node defer_node;	/* c->rx_deferred */
-	wait_queue_head_t wq;
+	struct ninep_msg msg;		/* as the transport sees it */
 	u8 *tbuf;
 	u32 tlen;
 	bool tpooled;			/* tbuf came from the client's pool */
@@ -112,13 +111,8 @@ struct ninep_client {
 	struct ninep_trans trans;
 	const struct ninep_rpc_ops *ops;	/* set at creation, never NULL */
 	char *peer;			/* for log lines: address or "fd r/w" */
-	spinlock_t lock;		/* states, table membership, tx_queue */
+	spinlock_t lock;		/* states, table membership */
 	struct ninep_tags tags;		/* tag -> request */
-	struct list_head tx_queue;
-	bool tx_busy;			/* a message is being written; c->lock */
-	struct ninep_req *tx_partial;	/* its rest is the tx thread's to send */
-	u32 tx_off;			/* bytes of tx_partial already sent */
-	wait_queue_head_t tx_wq;
 	wait_queue_head_t idle_wq;	/* the tag table or clunks became empty */
 	atomic_t clunks;		/* Tclunks not waited for, unanswered */
 	wait_queue_head_t tag_wq;	/* tasks waiting for a free tag */
@@ -126,20 +120,9 @@ struct ninep_client {
 	/* timeout=: the oldest Tflush of a timed-out request; c->lock */
 	struct ninep_req *stale_flush;
 	unsigned long stale_since;	/* jiffies when it was queued */
-	struct task_struct *rx_task;
-	struct task_struct *tx_task;
-	/* Receiving: see "receiving" below. */
-	struct mutex rx_mutex;		/* held by whoever receives */
-	struct task_struct *rx_leader;	/* waiting task that receives; RCU */
-	bool rx_ready;			/* the transport may be readable */
-	unsigned long rx_ready_at;	/* jiffies when rx_ready was last set */
-	/* retired requests whose orphan fid the rx thread is to put */
+	/* retired requests whose orphan fid defer_work is to put */
 	struct llist_head rx_deferred;
-	wait_queue_head_t rx_wq;	/* the rx thread waits here */
-	u8 rx_hdr[V9P_HDRSZ];		/* the message being received: */
-	u32 rx_got;			/* its bytes received so far, */
-	u32 rx_size;			/* its size, once the header is in, */
-	struct ninep_req *rx_req;	/* and its request (a reference) */
+	struct work_struct defer_work;
 	bool dead;			/* c->lock to set, READ_ONCE to test */
 	u32 msize;
 	enum v9p_dialect dialect;
@@ -203,10 +186,10 @@ int ninep_walk_pack(struct v9p_fcall *f, struct ninep_fid *fid,
 int ninep_walk_reply(struct ninep_req *req, struct ninep_fid *fid,
 		     struct ninep_fid *newfid, unsigned int n);
 void ninep_client_fail(struct ninep_client *c, int err, const char *why);
-void ninep_rx_readable(struct ninep_trans *t);
-int ninep_rx_thread(void *data);
 void ninep_rx_run_deferred(struct ninep_client *c);
-int ninep_tx_thread(void *data);
+void ninep_rx_deferred_work(struct work_struct *work);
+/* What the core does for its transport: set in every ninep_client.trans. */
+extern const struct ninep_trans_owner ninep_rpc_owner;
 
 /* io.c */
 void ninep_zc_free(struct ninep_zc *zc);

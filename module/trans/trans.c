@@ -12,7 +12,7 @@
 #include <linux/string.h>
 
 #include "client.h"
-#include "trans.h"
+#include "stream.h"
 
 /* Every transport built in, the default first. */
 static const struct ninep_trans_ops *const ninep_transports[] = {
@@ -47,6 +47,7 @@ int ninep_trans_open(struct ninep_trans *t, const struct ninep_client_opts *o)
 		return -EINVAL;
 	}
 	t->priv = NULL;
+	t->stream = NULL;
 	t->debug = o->debug;
 	return t->ops->connect(t, o);
 }

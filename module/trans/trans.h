@@ -1,26 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Transports of 9p2000.ko: bytes in and out of one connection, nothing more.
+ * Transports of 9p2000.ko: one request in, its reply out.
  *
- * The client owns one transport per connection. It sends whole messages from
- * one thread and receives from another, so send and recv are never called
- * concurrently with themselves, only with each other. Both block; abort()
- * makes a blocked call return soon, from any context that may sleep.
+ * The client core hands a transport each message whole (request()), with
+ * the room for its reply, and the transport completes it through the
+ * callbacks the core set in struct ninep_trans (struct ninep_trans_owner).
+ * A message not yet on the wire can be taken back (cancel()). The byte
+ * stream transports (tcp, unix, fd) and virtio share one helper for that,
+ * stream.c, over the byte-level operations of stream.h.
  */
 #ifndef NINEP_TRANS_H
 #define NINEP_TRANS_H
 
 #include <linux/bvec.h>
+#include <linux/list.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 struct ninep_client_opts;
+struct ninep_stream_ops;
 struct ninep_trans;
 
 /*
  * The payload of a zero-copy Tread or Twrite: pages of the caller's buffer,
  * each with a reference held, at most NINEP_ZC_MAX_PAGES(msize) of them.
- * Whoever holds the references puts them: the client until send_msg() posted
- * the message, the transport from then on (it sets nr to 0), since the
+ * Whoever holds the references puts them: the client until the transport
+ * posted the message, the transport from then on (it sets nr to 0), since the
  * device may touch the pages for as long as it holds the message, however
  * long the caller waits.
  */
@@ -55,9 +60,9 @@ struct ninep_zc {
 #define NINEP_TRANS_F_FDS	0x2
 
 /*
- * One whole message as the client core hands it to a transport that takes
- * messages (send_msg), with what such a transport needs to know of it, so
- * that it never reads the message itself.
+ * One whole message as the client core hands it to a transport, with what
+ * the transport needs to know of it, so that it never reads the message
+ * itself. Embedded in the core's request.
  */
 struct ninep_msg {
 	const void *buf;
@@ -72,6 +77,41 @@ struct ninep_msg {
 	 * Twrite's data follows @buf on the wire.
 	 */
 	struct ninep_zc *zc;
+	/* The reply's buffer, as ninep_trans_owner.match() gave it. */
+	u8 *rbuf;
+	/* Woken when the core has finished with the message. */
+	wait_queue_head_t wq;
+	/* The transport's: its queue of messages to send. */
+	struct list_head node;
+};
+
+/*
+ * What the client core does for its transport, set in struct ninep_trans
+ * before connect(). Any task context unless said otherwise.
+ */
+struct ninep_trans_owner {
+	/*
+	 * The header @hdr of a reply of @size bytes came in under @tag: the
+	 * message it answers, with m->rbuf room for @size bytes and its
+	 * first bytes those of @hdr, held until reply() or put(). NULL when
+	 * it answers nothing the core sent: the core failed the connection.
+	 */
+	struct ninep_msg *(*match)(struct ninep_trans *t, u16 tag,
+				   const u8 *hdr, u32 size);
+	/*
+	 * The whole reply to @m is in m->rbuf, @size bytes: the core takes
+	 * it and drops the hold of match(). True if other requests are
+	 * still in flight.
+	 */
+	bool (*reply)(struct ninep_trans *t, struct ninep_msg *m, u32 size);
+	/* Hold @m that request() was given, past request()'s return. */
+	void (*get)(struct ninep_trans *t, struct ninep_msg *m);
+	/* Drop a hold on @m, of match() or of get(). */
+	void (*put)(struct ninep_trans *t, struct ninep_msg *m);
+	/* @m needs nothing more from the transport (lockless; acquire). */
+	bool (*finished)(struct ninep_msg *m);
+	/* The connection failed: fail everything, abort the transport. */
+	void (*fail)(struct ninep_trans *t, int err, const char *why);
 };
 
 struct ninep_trans_ops {
@@ -86,59 +126,54 @@ struct ninep_trans_ops {
 	u32 max_msize;
 	/* Called in the mounting task (its fds, its network namespace). */
 	int (*connect)(struct ninep_trans *t, const struct ninep_client_opts *o);
-	/* Write all @len bytes or fail with a negative errno (or send_msg). */
-	int (*send)(struct ninep_trans *t, const void *buf, size_t len);
 	/*
-	 * Optional: write what fits now without blocking or sleeping on a
-	 * signal; bytes written (0 if none) or a negative errno.
+	 * Send @m. The caller keeps @m until request() returns; a transport
+	 * that reads @m later holds it (owner->get()) until it is done with
+	 * it (owner->put(), at the latest at close()). Never blocks nor
+	 * sleeps on a signal. 0, or a negative errno once the connection
+	 * failed.
 	 */
-	int (*send_nb)(struct ninep_trans *t, const void *buf, size_t len);
-	/* Read exactly @len bytes; end of stream is -ECONNRESET. */
-	int (*recv)(struct ninep_trans *t, void *buf, size_t len);
+	int (*request)(struct ninep_trans *t, struct ninep_msg *m);
 	/*
-	 * Optional: read what is there, up to @len bytes, without blocking:
-	 * bytes read, 0 if none, or a negative errno (end of stream is
-	 * -ECONNRESET). A transport with recv_nb calls t->ready whenever it
-	 * may have become readable or failed, from any context, softirq
-	 * included, from connect() until close().
+	 * Take back @m if none of it is on the wire yet: true then (the
+	 * transport's hold is put), false if it is sent or being sent.
 	 */
-	int (*recv_nb)(struct ninep_trans *t, void *buf, size_t len);
+	bool (*cancel)(struct ninep_trans *t, struct ninep_msg *m);
 	/*
-	 * Optional: acknowledge what was received now rather than later
-	 * (tcp's delayed ACK); called by the receiver while other requests
-	 * are in flight. May sleep.
+	 * Wait for owner->finished(@m) as wait_event_killable_timeout()
+	 * does, and returns as it does; the transport may receive meanwhile.
 	 */
-	void (*ack)(struct ninep_trans *t);
+	long (*wait)(struct ninep_trans *t, struct ninep_msg *m, long timeout);
 	/*
-	 * In place of send and send_nb, for a transport that posts each
-	 * message whole with room for its reply: send @m, all of it or
-	 * nothing. Its @zc payload, if any, the device moves to or from the
-	 * pages itself: a Tread's reply is received with its payload already
-	 * in the pages, recv/recv_nb handing out its first zc->rhdr bytes
-	 * only, size[4] saying so (the count in them says how many bytes the
-	 * pages got); any other reply to it comes whole. Blocks while there
-	 * is no room if @block, else fails with -EAGAIN. 0 once posted (the
-	 * references in @m->zc are then the transport's, which sets nr to 0)
-	 * or a negative errno (they stay the caller's). A transport with
-	 * send_msg takes zero-copy payloads.
+	 * The connection failed: drop what is queued, unblock everything for
+	 * good; the transport stays allocated. Any task context, more than
+	 * once.
 	 */
-	int (*send_msg)(struct ninep_trans *t, const struct ninep_msg *m,
-			bool block);
-	/* Unblock send/recv for good (shutdown); the transport stays allocated. */
 	void (*abort)(struct ninep_trans *t);
-	/* Release everything connect() took. After abort() or instead of it. */
+	/* Release everything connect() took. After abort(). */
 	void (*close)(struct ninep_trans *t);
+	/* The byte-level operations under stream.c's (stream.h). */
+	const struct ninep_stream_ops *stream;
 };
+
+/*
+ * struct ninep_trans_ops.flags: the transport moves a zero-copy payload
+ * (struct ninep_msg.zc) itself.
+ */
+#define NINEP_TRANS_F_ZC	0x4
+
+struct ninep_stream;
 
 struct ninep_trans {
 	const struct ninep_trans_ops *ops;
 	void *priv;			/* the transport's own state */
+	struct ninep_stream *stream;	/* stream.c's state */
 	unsigned int debug;		/* NINEP_DEBUG_* of the mount */
-	void (*ready)(struct ninep_trans *t);	/* set before connect() */
+	const struct ninep_trans_owner *owner;	/* set before connect() */
 	/*
 	 * The msize the client asks the server for, at most max_msize: no
 	 * message or reply is longer. Set after connect(), before the first
-	 * message is sent; never raised.
+	 * message is sent, lowered to what the server granted; never raised.
 	 */
 	u32 msize;
 };

@@ -2,10 +2,10 @@
 /*
  * fd transport of 9p2000.ko: two descriptors of the mounting task (rfdno,
  * wfdno), a pipe pair or a socket, read and written with vfs_iter_read()
- * and vfs_iter_write() by the client's threads.
+ * and vfs_iter_write() by the stream helper's threads (stream.c).
  *
  * A pipe cannot be shut down from our side, so a blocked read or write is
- * ended by a signal to the client's own kernel thread (see rpc.c); all
+ * ended by a signal to the helper's own kernel thread; all
  * this file has to do is give up when the call is interrupted.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
@@ -20,7 +20,7 @@
 #include <linux/uio.h>
 
 #include "client.h"
-#include "trans.h"
+#include "stream.h"
 
 struct fd_trans {
 	struct file *rd;
@@ -148,13 +148,17 @@ static void fd_close(struct ninep_trans *t)
 	t->priv = NULL;
 }
 
-const struct ninep_trans_ops ninep_trans_fd = {
-	.name = "fd",
-	.flags = NINEP_TRANS_F_FDS,
-	.max_msize = NINEP_STREAM_MAX_MSIZE,
+static const struct ninep_stream_ops fd_stream = {
 	.connect = fd_connect,
 	.send = fd_send,
 	.recv = fd_recv,
 	.abort = fd_abort,
 	.close = fd_close,
+};
+
+const struct ninep_trans_ops ninep_trans_fd = {
+	.name = "fd",
+	.flags = NINEP_TRANS_F_FDS,
+	.max_msize = NINEP_STREAM_MAX_MSIZE,
+	NINEP_STREAM_TRANS_OPS(&fd_stream),
 };

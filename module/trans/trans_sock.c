@@ -3,9 +3,10 @@
  * Stream socket transports of 9p2000.ko: tcp (IPv4 and IPv6) and unix.
  *
  * Only connecting differs between the two; sending and receiving are the
- * same loops over kernel_sendmsg()/kernel_recvmsg(). An entry on the
- * socket's wait queue tells the client when the socket may have become
- * readable, so that whoever is waiting for a reply can read it at once.
+ * same loops over kernel_sendmsg()/kernel_recvmsg(), under the stream
+ * helper (stream.c). An entry on the socket's wait queue tells the helper
+ * when the socket may have become readable, so that whoever is waiting for
+ * a reply can read it at once.
  */
 #define pr_fmt(fmt) "9p2000: " fmt
 
@@ -27,7 +28,7 @@
 
 #include "client.h"
 #include "compat.h"
-#include "trans.h"
+#include "stream.h"
 
 struct sock_trans {
 	struct socket *sock;
@@ -53,8 +54,7 @@ static int sock_wake(struct wait_queue_entry *wait, unsigned int mode,
 	/* Only write space is known not to matter; no key may mean anything. */
 	if (key && !(key_to_poll(key) & SOCK_RX_EVENTS))
 		return 0;
-	if (st->t->ready)
-		st->t->ready(st->t);
+	ninep_stream_readable(st->t);
 	return 0;
 }
 
@@ -258,10 +258,7 @@ static void sock_close(struct ninep_trans *t)
 	t->priv = NULL;
 }
 
-const struct ninep_trans_ops ninep_trans_tcp = {
-	.name = "tcp",
-	.flags = NINEP_TRANS_F_PORT,
-	.max_msize = NINEP_STREAM_MAX_MSIZE,
+static const struct ninep_stream_ops sock_tcp_stream = {
 	.connect = ninep_tcp_connect,
 	.send = sock_send,
 	.send_nb = sock_send_nb,
@@ -272,9 +269,7 @@ const struct ninep_trans_ops ninep_trans_tcp = {
 	.close = sock_close,
 };
 
-const struct ninep_trans_ops ninep_trans_unix = {
-	.name = "unix",
-	.max_msize = NINEP_STREAM_MAX_MSIZE,
+static const struct ninep_stream_ops sock_unix_stream = {
 	.connect = ninep_unix_connect,
 	.send = sock_send,
 	.send_nb = sock_send_nb,
@@ -282,4 +277,17 @@ const struct ninep_trans_ops ninep_trans_unix = {
 	.recv_nb = sock_recv_nb,
 	.abort = sock_abort,
 	.close = sock_close,
+};
+
+const struct ninep_trans_ops ninep_trans_tcp = {
+	.name = "tcp",
+	.flags = NINEP_TRANS_F_PORT,
+	.max_msize = NINEP_STREAM_MAX_MSIZE,
+	NINEP_STREAM_TRANS_OPS(&sock_tcp_stream),
+};
+
+const struct ninep_trans_ops ninep_trans_unix = {
+	.name = "unix",
+	.max_msize = NINEP_STREAM_MAX_MSIZE,
+	NINEP_STREAM_TRANS_OPS(&sock_unix_stream),
 };

@@ -64,7 +64,7 @@
 #include <linux/workqueue.h>
 
 #include "client.h"
-#include "trans.h"
+#include "stream.h"
 
 /* Longest mount tag taken from a device (QEMU allows 255 bytes). */
 #define VT_MOUNT_TAG_MAX		255
@@ -706,8 +706,8 @@ static void vt_done(struct virtqueue *vq)
 	} while (!virtqueue_enable_cb(vq));
 	if (any) {
 		ch->completions++;
-		if (ch->t && ch->t->ready)
-			ch->t->ready(ch->t);
+		if (ch->t)
+			ninep_stream_readable(ch->t);
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (any)
@@ -879,15 +879,20 @@ static void vt_close(struct ninep_trans *t)
 	t->priv = NULL;
 }
 
-const struct ninep_trans_ops ninep_trans_virtio = {
-	.name = "virtio",
-	.max_msize = NINEP_VIRTIO_MAX_MSIZE,
+static const struct ninep_stream_ops vt_stream = {
 	.connect = vt_connect,
 	.send_msg = vt_send_msg,
 	.recv = vt_recv,
 	.recv_nb = vt_recv_nb,
 	.abort = vt_abort,
 	.close = vt_close,
+};
+
+const struct ninep_trans_ops ninep_trans_virtio = {
+	.name = "virtio",
+	.flags = NINEP_TRANS_F_ZC,
+	.max_msize = NINEP_VIRTIO_MAX_MSIZE,
+	NINEP_STREAM_TRANS_OPS(&vt_stream),
 };
 
 /* ---- the driver ---- */
@@ -986,8 +991,8 @@ static void vt_remove(struct virtio_device *vdev)
 	free_ch = !ch->inuse;
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->dead = true;
-	if (ch->t && ch->t->ready)
-		ch->t->ready(ch->t);
+	if (ch->t)
+		ninep_stream_readable(ch->t);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	wake_up_all(&ch->wq);
 	if (ch->inuse)
