@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <grp.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -95,6 +96,10 @@ static int userns_fd(const char *map)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		/* Gone with the parent; go[0] reads EOF once it closes go[1]. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(go[1]);
+		close(ready[0]);
 		c = unshare(CLONE_NEWUSER) ? 'n' : 'y';
 		if (write(ready[1], &c, 1) != 1)
 			_exit(1);
