@@ -231,10 +231,10 @@ static bool ninep_open_fetches(struct inode *inode, unsigned int f_flags)
 /*
  * Open a file or directory: clone the opener's fid of the dentry (its
  * mapped user's through an idmapped mount) and Topen the clone, which the
- * open file then owns until release. A regular file's name that
- * the path walk left unchecked (ninep_name_check_at_open()) is checked
- * here: beside the Tlopen and Tgetattr of a spare fid of the dentry when
- * the open asks for both (ninep_open_fetches()), else first, on its own.
+ * open file then owns until release. A regular file's name that the path
+ * walk left unchecked (ninep_name_check_at_open()) is checked here:
+ * beside the Tlopen and Tgetattr of a spare fid of the dentry when the
+ * open asks for both (ninep_open_fetches()), else first, on its own.
  * A name gone or meaning another file fails the open with -EOPENSTALE
  * (ninep_open_check_name()): the VFS walks the path again.
  */

@@ -609,7 +609,8 @@ out:
 /*
  * ->permission of every dialect where the VFS cannot be told that a
  * superblock refuses idmapped mounts (see ninep_idmap_refused()); else the
- * VFS's own check, which this replaces. Sleeps not (RCU path walk).
+ * VFS's own check, which this replaces. Never sleeps: RCU path walks
+ * call it.
  */
 int ninep_permission(struct ninep_idmap *idmap, struct inode *inode, int mask)
 {
