@@ -16,6 +16,7 @@
 # size-race    fstat(2) answered after a write(2) with the old size, under a shared mapping (tests/guest/size_race.c)
 # dirino       each directory entry's d_ino beside its st_ino (tests/guest/dirino.c)
 # tmpfile      O_TMPFILE made, used, linked or dropped, prints TAP (tests/guest/tmpfile.c)
+# idmap        an idmapped clone of a mount, and file operations as a given uid (tests/guest/idmap.c)
 
 GUEST_BIN := $(BUILD)/guest/bin
 
@@ -26,6 +27,7 @@ GUEST_TEST_PROGS := $(GUEST_BIN)/posix-suite $(GUEST_BIN)/fsx $(GUEST_BIN)/mmap-
 	$(GUEST_BIN)/size-race
 GUEST_TEST_PROGS += $(GUEST_BIN)/dirino
 GUEST_TEST_PROGS += $(GUEST_BIN)/tmpfile
+GUEST_TEST_PROGS += $(GUEST_BIN)/idmap
 # hostile-9p needs the proto/ codec; build it once proto/v9p.h exists.
 ifneq ($(wildcard proto/v9p.h),)
 GUEST_TEST_PROGS += $(GUEST_BIN)/hostile-9p
@@ -98,5 +100,9 @@ $(GUEST_BIN)/dirino: tests/guest/dirino.c
 	$(CC) $(GUEST_CFLAGS) -o $@ $<
 
 $(GUEST_BIN)/tmpfile: tests/guest/tmpfile.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
+
+$(GUEST_BIN)/idmap: tests/guest/idmap.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_CFLAGS) -o $@ $<

@@ -26,6 +26,29 @@
 #define ninep_idmap	user_namespace
 #endif
 
+/*
+ * The identity idmapping, that of a mount that is not idmapped (6.3 named
+ * it nop_mnt_idmap; before, the initial user namespace stood for it), and
+ * the idmapping of the mount a file was opened through.
+ */
+#if NINEP_HAVE_MNT_IDMAP
+#define NINEP_NOP_IDMAP		(&nop_mnt_idmap)
+#define ninep_file_idmap(file)	file_mnt_idmap(file)
+#else
+#define NINEP_NOP_IDMAP		(&init_user_ns)
+#define ninep_file_idmap(file)	file_mnt_user_ns(file)
+#endif
+
+/*
+ * A superblock may refuse idmapped mounts of itself (SB_I_NOIDMAP, 6.12);
+ * before, FS_ALLOW_IDMAP of the file system type alone decided.
+ */
+#ifdef SB_I_NOIDMAP
+#define NINEP_HAVE_SB_NOIDMAP	1
+#else
+#define NINEP_HAVE_SB_NOIDMAP	0
+#endif
+
 /* generic_fillattr() takes the request mask (6.6). */
 static inline void ninep_fillattr(struct ninep_idmap *idmap, u32 request_mask,
 				  struct inode *inode, struct kstat *stat)

@@ -87,10 +87,11 @@ struct posix_acl *ninep_acl_get_inode(struct inode *inode, int type, bool rcu)
 
 /*
  * Write @acl (NULL: remove it) to the server as @dentry's ACL of @type,
- * then cache it. Removing an ACL the server does not have is no error.
+ * as the caller through a mount of @idmap, then cache it. Removing an ACL
+ * the server does not have is no error.
  */
-static int ninep_acl_store(struct dentry *dentry, int type,
-			   struct posix_acl *acl)
+static int ninep_acl_store(struct ninep_idmap *idmap, struct dentry *dentry,
+			   int type, struct posix_acl *acl)
 {
 	const char *name = ninep_acl_xattr(type);
 	struct ninep_fid *fid;
@@ -107,7 +108,7 @@ static int ninep_acl_store(struct dentry *dentry, int type,
 		if (err < 0)
 			goto out;
 	}
-	fid = ninep_fid_lookup(dentry);
+	fid = ninep_fid_lookup_idmap(dentry, idmap);
 	err = PTR_ERR_OR_ZERO(fid);
 	if (err)
 		goto out;
@@ -123,8 +124,12 @@ out:
 	return err;
 }
 
-/* Tsetattr of @inode's mode to @mode, and the inode's mode after it. */
-static int ninep_acl_set_mode(struct dentry *dentry, umode_t mode)
+/*
+ * Tsetattr of @inode's mode to @mode, as the caller through a mount of
+ * @idmap, and the inode's mode after it.
+ */
+static int ninep_acl_set_mode(struct ninep_idmap *idmap, struct dentry *dentry,
+			      umode_t mode)
 {
 	struct v9p_tsetattr sa = { .valid = V9P_SETATTR_MODE | V9P_SETATTR_CTIME };
 	struct inode *inode = d_inode(dentry);
@@ -133,7 +138,7 @@ static int ninep_acl_set_mode(struct dentry *dentry, umode_t mode)
 
 	/* With the file type, as ninep_dotl_setattr() sends a mode. */
 	sa.mode = mode & (S_IFMT | 07777);
-	fid = ninep_fid_lookup(dentry);
+	fid = ninep_fid_lookup_idmap(dentry, idmap);
 	if (IS_ERR(fid))
 		return PTR_ERR(fid);
 	err = ninep_setattr(fid, &sa);
@@ -164,9 +169,9 @@ static int ninep_acl_set_checked(struct ninep_idmap *idmap,
 		if (err)
 			return err;
 	}
-	err = ninep_acl_store(dentry, type, acl);
+	err = ninep_acl_store(idmap, dentry, type, acl);
 	if (!err && mode != inode->i_mode)
-		err = ninep_acl_set_mode(dentry, mode);
+		err = ninep_acl_set_mode(idmap, dentry, mode);
 	return err;
 }
 
@@ -229,8 +234,13 @@ static int ninep_acl_xattr_set(const struct xattr_handler *handler,
 		return value ? -EACCES : 0;
 	if (!inode_owner_or_capable(idmap, inode))
 		return -EPERM;
-	/* removexattr(2) comes as no value, which 6.1's parser refuses. */
-	acl = value ? posix_acl_from_xattr(&init_user_ns, value, size) : NULL;
+	/*
+	 * removexattr(2) comes as no value, which 6.1's parser refuses. The
+	 * ids of a value are as the mount shows them: mapped back into the
+	 * file system's here, as 6.1's own handler does.
+	 */
+	acl = value ? vfs_set_acl_prepare(idmap, i_user_ns(inode), value, size) :
+		      NULL;
 	if (IS_ERR(acl))
 		return PTR_ERR(acl);
 	err = acl ? posix_acl_valid(&init_user_ns, acl) : 0;
@@ -262,7 +272,8 @@ const struct xattr_handler ninep_acl_default_handler = {
  * server that keeps ACLs as plain attributes (QEMU's mapped security
  * models) has not, so the result is written back either way.
  */
-int ninep_acl_chmod(struct dentry *dentry, umode_t mode)
+int ninep_acl_chmod(struct ninep_idmap *idmap, struct dentry *dentry,
+		    umode_t mode)
 {
 	struct inode *inode = d_inode(dentry);
 	struct posix_acl *acl;
@@ -276,7 +287,7 @@ int ninep_acl_chmod(struct dentry *dentry, umode_t mode)
 	err = __posix_acl_chmod(&acl, GFP_KERNEL, mode);
 	if (err)
 		return err;
-	err = ninep_acl_store(dentry, ACL_TYPE_ACCESS, acl);
+	err = ninep_acl_store(idmap, dentry, ACL_TYPE_ACCESS, acl);
 	posix_acl_release(acl);
 	return err;
 }
@@ -296,30 +307,32 @@ int ninep_acl_prepare(struct inode *dir, umode_t *mode,
 }
 
 /* One inherited ACL of a new file: written to the server if there is one. */
-static int ninep_acl_inherit_one(struct dentry *dentry, int type,
+static int ninep_acl_inherit_one(struct ninep_idmap *idmap,
+				 struct dentry *dentry, int type,
 				 struct posix_acl *acl)
 {
 	if (!acl) {
 		set_cached_acl(d_inode(dentry), type, NULL);
 		return 0;
 	}
-	return ninep_acl_store(dentry, type, acl);
+	return ninep_acl_store(idmap, dentry, type, acl);
 }
 
 /*
- * After @dentry was made (@err 0) with the mode ninep_acl_prepare() gave:
- * write the inherited ACLs to the server and cache them; in any case
- * release them. The file stays if this fails: the error says its ACLs
- * are not what they should be.
+ * After @dentry was made (@err 0) with the mode ninep_acl_prepare() gave,
+ * by the caller through a mount of @idmap: write the inherited ACLs to the
+ * server as that maker and cache them; in any case release them. The file
+ * stays if this fails: the error says its ACLs are not what they should be.
  */
-int ninep_acl_inherit(struct dentry *dentry, struct ninep_acl_pair *acls,
-		      int err)
+int ninep_acl_inherit(struct ninep_idmap *idmap, struct dentry *dentry,
+		      struct ninep_acl_pair *acls, int err)
 {
 	if (!err && IS_POSIXACL(d_inode(dentry))) {
-		err = ninep_acl_inherit_one(dentry, ACL_TYPE_ACCESS,
+		err = ninep_acl_inherit_one(idmap, dentry, ACL_TYPE_ACCESS,
 					    acls->access);
 		if (!err && S_ISDIR(d_inode(dentry)->i_mode))
-			err = ninep_acl_inherit_one(dentry, ACL_TYPE_DEFAULT,
+			err = ninep_acl_inherit_one(idmap, dentry,
+						    ACL_TYPE_DEFAULT,
 						    acls->dflt);
 	}
 	posix_acl_release(acls->access);

@@ -24,10 +24,11 @@ int ninep_acl_set(struct ninep_idmap *idmap, struct dentry *dentry,
 extern const struct xattr_handler ninep_acl_access_handler;
 extern const struct xattr_handler ninep_acl_default_handler;
 #endif
-int ninep_acl_chmod(struct dentry *dentry, umode_t mode);
+int ninep_acl_chmod(struct ninep_idmap *idmap, struct dentry *dentry,
+		    umode_t mode);
 int ninep_acl_prepare(struct inode *dir, umode_t *mode,
 		      struct ninep_acl_pair *acls);
-int ninep_acl_inherit(struct dentry *dentry, struct ninep_acl_pair *acls,
-		      int err);
+int ninep_acl_inherit(struct ninep_idmap *idmap, struct dentry *dentry,
+		      struct ninep_acl_pair *acls, int err);
 
 #endif /* NINEP_ACL_H */

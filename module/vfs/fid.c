@@ -30,9 +30,22 @@ kuid_t ninep_mount_uid(const struct ninep_session *s)
 	return s->access == NINEP_ACCESS_SINGLE ? s->access_uid : s->uid;
 }
 
-/* Whom the calling task acts as on @s; -EPERM if it may not use it. */
-static int ninep_caller_uid(const struct ninep_session *s, kuid_t *uid)
+/*
+ * Whom the calling task acts as on @s, through a mount of @idmap; -EPERM
+ * if it may not use it. Through an idmapped mount (access=client only, see
+ * ninep_idmap_allowed()) a user acts as its fsuid mapped into the file
+ * system, as the kernel's own checks take it to be; a caller that has no
+ * id there acts as itself, and so does every request of an operation the
+ * VFS gives no idmap (lookup, unlink, rmdir, link, readlink, reading and
+ * listing xattrs), which cannot know the mount it came through: its
+ * caller passed the kernel's checks with the mapped ids first, so the
+ * server's checks, as the caller's own id, can only take rights away.
+ */
+static int ninep_caller_uid(const struct ninep_session *s,
+			    struct ninep_idmap *idmap, kuid_t *uid)
 {
+	kuid_t mapped;
+
 	switch (s->access) {
 	case NINEP_ACCESS_ANY:
 		*uid = s->uid;
@@ -43,9 +56,21 @@ static int ninep_caller_uid(const struct ninep_session *s, kuid_t *uid)
 		*uid = s->access_uid;
 		return 0;
 	default:
-		*uid = current_fsuid();
+		mapped = mapped_fsuid(idmap, &init_user_ns);
+		*uid = uid_valid(mapped) ? mapped : current_fsuid();
 		return 0;
 	}
+}
+
+/*
+ * The group a file made by the calling task through a mount of @idmap
+ * gets: its fsgid mapped into the file system (see ninep_caller_uid()).
+ */
+kgid_t ninep_caller_gid(struct ninep_idmap *idmap)
+{
+	kgid_t mapped = mapped_fsgid(idmap, &init_user_ns);
+
+	return gid_valid(mapped) ? mapped : current_fsgid();
 }
 
 /*
@@ -145,21 +170,22 @@ void ninep_dentry_keep_spare(struct dentry *dentry, struct ninep_fid *fid,
 }
 
 /*
- * For an open of @dentry by the calling user: a fid of the file that the
- * dentry holds beside another of that user's and that nobody uses (only
- * the list holds it: references are taken under d_lock), taken off the
- * dentry with the list's reference. It was walked to the file that the
- * dentry's inode is, as its other fid was. NULL if there is none; the open
- * then clones the dentry's fid.
+ * For an open of @dentry by the calling user, through a mount of @idmap:
+ * a fid of the file that the dentry holds beside another of that user's
+ * and that nobody uses (only the list holds it: references are taken
+ * under d_lock), taken off the dentry with the list's reference. It was
+ * walked to the file that the dentry's inode is, as its other fid was.
+ * NULL if there is none; the open then clones the dentry's fid.
  */
-struct ninep_fid *ninep_fid_take_spare(struct dentry *dentry)
+struct ninep_fid *ninep_fid_take_spare(struct dentry *dentry,
+				       struct ninep_idmap *idmap)
 {
 	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
 	struct ninep_fid *fid, *found = NULL;
 	unsigned int n = 0;
 	kuid_t uid;
 
-	if (ninep_caller_uid(s, &uid))
+	if (ninep_caller_uid(s, idmap, &uid))
 		return NULL;
 	spin_lock(&dentry->d_lock);
 	hlist_for_each_entry(fid, fid_head(dentry), vfs_node) {
@@ -299,28 +325,37 @@ struct ninep_fid *ninep_fid_find(struct dentry *dentry)
 {
 	kuid_t uid;
 
-	if (ninep_caller_uid(ninep_sb_session(dentry->d_sb), &uid))
+	if (ninep_caller_uid(ninep_sb_session(dentry->d_sb), NINEP_NOP_IDMAP,
+			     &uid))
 		return NULL;
 	return fid_find(dentry, uid);
 }
 
 /*
- * The caller's fid of @dentry, referenced (put it when done), or an
- * ERR_PTR: -EPERM for a user access=<uid> shuts out, -ENOENT when the
- * name is gone on the server, or what the attach or walk failed with.
+ * The caller's fid of @dentry for an operation through a mount of @idmap
+ * (see ninep_caller_uid()), referenced (put it when done), or an ERR_PTR:
+ * -EPERM for a user access=<uid> shuts out, -ENOENT when the name is gone
+ * on the server, or what the attach or walk failed with.
  */
-struct ninep_fid *ninep_fid_lookup(struct dentry *dentry)
+struct ninep_fid *ninep_fid_lookup_idmap(struct dentry *dentry,
+					 struct ninep_idmap *idmap)
 {
 	struct ninep_session *s = ninep_sb_session(dentry->d_sb);
 	struct ninep_fid *fid;
 	kuid_t uid;
 	int err;
 
-	err = ninep_caller_uid(s, &uid);
+	err = ninep_caller_uid(s, idmap, &uid);
 	if (err)
 		return ERR_PTR(err);
 	fid = fid_find(dentry, uid);
 	if (fid)
 		return fid;
 	return fid_walk_to(s, dentry, uid);
+}
+
+/* The caller's own fid of @dentry: as ninep_fid_lookup_idmap(), no idmap. */
+struct ninep_fid *ninep_fid_lookup(struct dentry *dentry)
+{
+	return ninep_fid_lookup_idmap(dentry, NINEP_NOP_IDMAP);
 }

@@ -229,16 +229,18 @@ static bool ninep_open_fetches(struct inode *inode, unsigned int f_flags)
 }
 
 /*
- * Open a file or directory: clone the dentry's fid and Topen the clone,
- * which the open file then owns until release. A regular file's name that
- * the path walk left unchecked (ninep_name_check_at_open()) is checked
- * here: beside the Tlopen and Tgetattr of a spare fid of the dentry when
- * the open asks for both (ninep_open_fetches()), else first, on its own.
+ * Open a file or directory: clone the opener's fid of the dentry (its
+ * mapped user's through an idmapped mount) and Topen the clone, which the
+ * open file then owns until release. A regular file's name that the path
+ * walk left unchecked (ninep_name_check_at_open()) is checked here:
+ * beside the Tlopen and Tgetattr of a spare fid of the dentry when the
+ * open asks for both (ninep_open_fetches()), else first, on its own.
  * A name gone or meaning another file fails the open with -EOPENSTALE
  * (ninep_open_check_name()): the VFS walks the path again.
  */
 int ninep_file_open(struct inode *inode, struct file *file)
 {
+	struct ninep_idmap *idmap = ninep_file_idmap(file);
 	struct ninep_session *s = ninep_inode_session(inode);
 	struct dentry *dentry = file_dentry(file);
 	bool reg = S_ISREG(inode->i_mode);
@@ -264,7 +266,7 @@ int ninep_file_open(struct inode *inode, struct file *file)
 	fetches = reg && ninep_open_fetches(inode, flags);
 	check = reg && ninep_name_check_at_open(dentry);
 	if (check && fetches)
-		ofid = ninep_fid_take_spare(dentry);
+		ofid = ninep_fid_take_spare(dentry, idmap);
 	overlap = !!ofid;
 	if (check && !overlap) {
 		err = ninep_open_check_name(dentry, NULL, 0, NULL, NULL);
@@ -273,9 +275,9 @@ int ninep_file_open(struct inode *inode, struct file *file)
 	}
 	/* The name check of this path walk may have walked one already. */
 	if (!ofid)
-		ofid = ninep_fid_take_spare(dentry);
+		ofid = ninep_fid_take_spare(dentry, idmap);
 	if (!ofid) {
-		fid = ninep_fid_lookup(dentry);
+		fid = ninep_fid_lookup_idmap(dentry, idmap);
 		if (IS_ERR(fid))
 			return PTR_ERR(fid);
 		ofid = ninep_walk_reclaim(inode->i_sb, fid, NULL);

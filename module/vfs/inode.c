@@ -359,6 +359,8 @@ static int ninep_vfs_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	bool any = false;
 	int err;
 
+	if (ninep_idmap_refused(inode, idmap))
+		return -EOPNOTSUPP;
 	err = setattr_prepare(idmap, dentry, iattr);
 	if (err)
 		return err;
@@ -448,17 +450,20 @@ static const struct inode_operations ninep_dir_iops = {
 	.rename		= ninep_vfs_rename,
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_vfs_setattr,
+	NINEP_PERMISSION_OP
 };
 
 static const struct inode_operations ninep_file_iops = {
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_vfs_setattr,
+	NINEP_PERMISSION_OP
 };
 
 static const struct inode_operations ninep_symlink_iops = {
 	.get_link	= ninep_get_link,
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_vfs_setattr,
+	NINEP_PERMISSION_OP
 };
 
 const struct ninep_iops ninep_9p2000_iops = {

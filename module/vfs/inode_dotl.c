@@ -35,18 +35,22 @@
 
 /*
  * The parent's fid, referenced, to make @dentry's name on the server with
- * it: -ENAMETOOLONG for a name the server may not take.
+ * it, as the caller through a mount of @idmap (ninep_fid_lookup_idmap()):
+ * the new file's owner is that fid's user. -ENAMETOOLONG for a name the
+ * server may not take.
  */
-static struct ninep_fid *ninep_dotl_new_name(struct dentry *dentry)
+static struct ninep_fid *ninep_dotl_new_name(struct dentry *dentry,
+					     struct ninep_idmap *idmap)
 {
 	if (dentry->d_name.len > NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);
-	return ninep_parent_fid(dentry);
+	return ninep_fid_lookup_idmap(dentry->d_parent, idmap);
 }
 
-static u32 ninep_dotl_gid(void)
+/* The group of a file the caller makes through a mount of @idmap. */
+static u32 ninep_dotl_gid(struct ninep_idmap *idmap)
 {
-	return from_kgid(&init_user_ns, current_fsgid());
+	return from_kgid(&init_user_ns, ninep_caller_gid(idmap));
 }
 
 /*
@@ -55,11 +59,11 @@ static u32 ninep_dotl_gid(void)
  * goes with it, so that an existing name is -EEXIST and never opened as
  * if it had been created.
  */
-static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
-				  umode_t mode, unsigned int f_flags,
-				  struct ninep_fid **ofidp)
+static int ninep_dotl_create_file(struct ninep_idmap *idmap, struct inode *dir,
+				  struct dentry *dentry, umode_t mode,
+				  unsigned int f_flags, struct ninep_fid **ofidp)
 {
-	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
+	struct ninep_fid *dfid = ninep_dotl_new_name(dentry, idmap);
 	struct ninep_acl_pair acls;
 	struct ninep_fid *ofid;
 	u32 flags;
@@ -82,11 +86,11 @@ static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 	flags = ninep_dotl_open_flags(f_flags & ~O_TRUNC) |
 		V9P_DOTL_CREATE | V9P_DOTL_EXCL;
 	err = ninep_lcreate(ofid, dentry->d_name.name, flags, mode & 07777,
-			    ninep_dotl_gid());
+			    ninep_dotl_gid(idmap));
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_instantiate_new(dir, dentry);
-	err = ninep_acl_inherit(dentry, &acls, err);
+		err = ninep_instantiate_new(dir, dentry, idmap);
+	err = ninep_acl_inherit(idmap, dentry, &acls, err);
 	if (err || !ofidp)
 		ninep_fid_put(ofid);
 	else
@@ -97,7 +101,7 @@ static int ninep_dotl_create_file(struct inode *dir, struct dentry *dentry,
 static int ninep_dotl_create(struct ninep_idmap *idmap, struct inode *dir,
 			     struct dentry *dentry, umode_t mode, bool excl)
 {
-	return ninep_dotl_create_file(dir, dentry, mode, O_RDONLY, NULL);
+	return ninep_dotl_create_file(idmap, dir, dentry, mode, O_RDONLY, NULL);
 }
 
 /* ->atomic_open: open(O_CREAT) in one Tlcreate (see ninep_atomic_lookup()). */
@@ -112,15 +116,16 @@ static int ninep_dotl_atomic_open(struct inode *dir, struct dentry *dentry,
 	err = ninep_atomic_lookup(dir, dentry, file, flags, &ao);
 	if (err <= 0)
 		return err;
-	err = ninep_dotl_create_file(dir, ao.dentry, mode,
-				     ninep_cache_open_flags(dir, flags), &ofid);
+	err = ninep_dotl_create_file(ninep_file_idmap(file), dir, ao.dentry,
+				     mode, ninep_cache_open_flags(dir, flags),
+				     &ofid);
 	return ninep_atomic_created(dir, file, flags, &ao, ofid, err);
 }
 
 static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
 			    struct dentry *dentry, umode_t mode)
 {
-	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
+	struct ninep_fid *dfid = ninep_dotl_new_name(dentry, idmap);
 	struct ninep_acl_pair acls;
 	int err;
 
@@ -130,27 +135,27 @@ static int ninep_dotl_mkdir(struct ninep_idmap *idmap, struct inode *dir,
 	err = ninep_acl_prepare(dir, &mode, &acls);
 	if (!err)
 		err = ninep_mkdir(dfid, dentry->d_name.name, mode & 07777,
-				  ninep_dotl_gid(), NULL);
+				  ninep_dotl_gid(idmap), NULL);
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_instantiate_new(dir, dentry);
-	return ninep_acl_inherit(dentry, &acls, err);
+		err = ninep_instantiate_new(dir, dentry, idmap);
+	return ninep_acl_inherit(idmap, dentry, &acls, err);
 }
 
 static int ninep_dotl_symlink(struct ninep_idmap *idmap, struct inode *dir,
 			      struct dentry *dentry, const char *target)
 {
-	struct ninep_fid *dfid = ninep_dotl_new_name(dentry);
+	struct ninep_fid *dfid = ninep_dotl_new_name(dentry, idmap);
 	int err;
 
 	if (IS_ERR(dfid))
 		return PTR_ERR(dfid);
 	err = ninep_symlink(dfid, dentry->d_name.name, target,
-			    ninep_dotl_gid(), NULL);
+			    ninep_dotl_gid(idmap), NULL);
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
-	return err ? err : ninep_instantiate_new(dir, dentry);
+	return err ? err : ninep_instantiate_new(dir, dentry, idmap);
 }
 
 static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
@@ -162,19 +167,19 @@ static int ninep_dotl_mknod(struct ninep_idmap *idmap, struct inode *dir,
 
 	if (!ninep_dotl_type_ok(mode) || S_ISDIR(mode) || S_ISLNK(mode))
 		return -EINVAL;
-	dfid = ninep_dotl_new_name(dentry);
+	dfid = ninep_dotl_new_name(dentry, idmap);
 	if (IS_ERR(dfid))
 		return PTR_ERR(dfid);
 	err = ninep_acl_prepare(dir, &mode, &acls);
 	if (!err)
 		err = ninep_mknod(dfid, dentry->d_name.name,
 				  mode & (S_IFMT | 07777), MAJOR(rdev),
-				  MINOR(rdev), ninep_dotl_gid(), NULL);
+				  MINOR(rdev), ninep_dotl_gid(idmap), NULL);
 	ninep_fid_put(dfid);
 	ninep_attr_stale(dir);
 	if (!err)
-		err = ninep_instantiate_new(dir, dentry);
-	return ninep_acl_inherit(dentry, &acls, err);
+		err = ninep_instantiate_new(dir, dentry, idmap);
+	return ninep_acl_inherit(idmap, dentry, &acls, err);
 }
 
 /*
@@ -216,7 +221,7 @@ static bool ninep_dotl_unsupported(int err)
  * written into @name.
  */
 static int ninep_dotl_tmp_create(struct ninep_fid *dfid, char *name,
-				 u32 flags, umode_t mode,
+				 u32 flags, umode_t mode, u32 gid,
 				 struct ninep_fid **ofidp)
 {
 	struct ninep_fid *ofid;
@@ -228,8 +233,7 @@ static int ninep_dotl_tmp_create(struct ninep_fid *dfid, char *name,
 			return PTR_ERR(ofid);
 		snprintf(name, NINEP_TMP_NAME_LEN + 1, NINEP_TMP_PREFIX "%016llx",
 			 get_random_u64());
-		err = ninep_lcreate(ofid, name, flags, mode & 07777,
-				    ninep_dotl_gid());
+		err = ninep_lcreate(ofid, name, flags, mode & 07777, gid);
 		if (!err) {
 			*ofidp = ofid;
 			return 0;
@@ -271,7 +275,7 @@ static int ninep_dotl_tmpfile(struct ninep_idmap *idmap, struct inode *dir,
 		err = -ENOMEM;
 		goto free;
 	}
-	dfid = ninep_fid_lookup(dentry->d_parent);
+	dfid = ninep_fid_lookup_idmap(dentry->d_parent, idmap);
 	if (IS_ERR(dfid)) {
 		err = PTR_ERR(dfid);
 		goto free;
@@ -282,7 +286,7 @@ static int ninep_dotl_tmpfile(struct ninep_idmap *idmap, struct inode *dir,
 	err = ninep_dotl_tmp_create(dfid, name,
 				    ninep_dotl_open_flags(f_flags) |
 				    V9P_DOTL_CREATE | V9P_DOTL_EXCL,
-				    mode, &ofid);
+				    mode, ninep_dotl_gid(idmap), &ofid);
 	ninep_attr_stale(dir);
 	if (err)
 		goto release_acls;
@@ -307,7 +311,7 @@ static int ninep_dotl_tmpfile(struct ninep_idmap *idmap, struct inode *dir,
 	set_nlink(inode, 1);	/* for d_tmpfile() to take */
 	ninep_dentry_keep_fid(dentry, fid, dfid->uid);
 	d_tmpfile(file, inode);
-	err = ninep_acl_inherit(dentry, &acls, 0);
+	err = ninep_acl_inherit(idmap, dentry, &acls, 0);
 	if (err)
 		goto put_ofid;
 
@@ -328,7 +332,7 @@ unlink:
 	ninep_fid_put(ofid);
 	ninep_unlinkat(dfid, name, 0);
 release_acls:
-	ninep_acl_inherit(dentry, &acls, -ENOENT);
+	ninep_acl_inherit(idmap, dentry, &acls, -ENOENT);
 put_dfid:
 	ninep_fid_put(dfid);
 free:
@@ -366,7 +370,11 @@ void ninep_dotl_tmpfile_evict(struct inode *inode)
 
 /*
  * The first link of an O_TMPFILE (see above), under the inode lock: its
- * hidden name renamed to the new one.
+ * hidden name renamed to the new one, from the fid of its directory that
+ * made it. The file's own fid, needed only by a server without
+ * Trenameat, is on its nameless dentry for its maker alone: through an
+ * idmapped mount that is the mapped id, which ->link, told no idmap,
+ * cannot find (ninep_caller_uid()), so it is looked up only then.
  */
 static int ninep_dotl_link_tmp(struct dentry *old_dentry, struct inode *dir,
 			       struct dentry *dentry)
@@ -378,20 +386,20 @@ static int ninep_dotl_link_tmp(struct dentry *old_dentry, struct inode *dir,
 	char *name;
 	int err;
 
-	fid = ninep_fid_lookup(old_dentry);
-	if (IS_ERR(fid))
-		return PTR_ERR(fid);
-	dfid = ninep_dotl_new_name(dentry);
-	if (IS_ERR(dfid)) {
-		ninep_fid_put(fid);
+	dfid = ninep_dotl_new_name(dentry, NINEP_NOP_IDMAP);
+	if (IS_ERR(dfid))
 		return PTR_ERR(dfid);
-	}
 	err = ninep_renameat(vi->tmp_dfid, vi->tmp_name, dfid,
 			     dentry->d_name.name);
-	if (ninep_dotl_unsupported(err))
-		err = ninep_rename(fid, dfid, dentry->d_name.name);
+	if (ninep_dotl_unsupported(err)) {
+		fid = ninep_fid_lookup(old_dentry);
+		err = PTR_ERR_OR_ZERO(fid);
+		if (!err) {
+			err = ninep_rename(fid, dfid, dentry->d_name.name);
+			ninep_fid_put(fid);
+		}
+	}
 	ninep_fid_put(dfid);
-	ninep_fid_put(fid);
 	ninep_attr_stale(dir);
 	ninep_attr_stale(d_inode(old_dentry->d_parent));
 	if (err)
@@ -429,7 +437,7 @@ static int ninep_dotl_link(struct dentry *old_dentry, struct inode *dir,
 	fid = ninep_fid_lookup(old_dentry);
 	if (IS_ERR(fid))
 		return PTR_ERR(fid);
-	dfid = ninep_dotl_new_name(dentry);
+	dfid = ninep_dotl_new_name(dentry, NINEP_NOP_IDMAP);
 	if (IS_ERR(dfid)) {
 		ninep_fid_put(fid);
 		return PTR_ERR(dfid);
@@ -490,9 +498,9 @@ static int ninep_dotl_rename(struct ninep_idmap *idmap, struct inode *old_dir,
 
 	if (flags & ~RENAME_NOREPLACE)
 		return -EINVAL;
-	fids[0] = ninep_fid_lookup(old_dentry->d_parent);
-	fids[1] = ninep_fid_lookup(new_dentry->d_parent);
-	fids[2] = ninep_fid_lookup(old_dentry);
+	fids[0] = ninep_fid_lookup_idmap(old_dentry->d_parent, idmap);
+	fids[1] = ninep_fid_lookup_idmap(new_dentry->d_parent, idmap);
+	fids[2] = ninep_fid_lookup_idmap(old_dentry, idmap);
 	for (i = 0; i < 3; i++)
 		if (IS_ERR(fids[i]) && !err)
 			err = PTR_ERR(fids[i]);
@@ -531,15 +539,20 @@ static void ninep_dotl_set_time(u32 *valid, u32 bit, u32 set_bit,
 
 /*
  * chmod, chown, truncate and times in one Tsetattr. A time without its
- * _SET flag is "now" on the server's clock, as utimensat(UTIME_NOW).
+ * _SET flag is "now" on the server's clock, as utimensat(UTIME_NOW). A
+ * new owner comes as seen through the mount (@idmap) and goes to the
+ * server as the file system's id.
  */
 static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 			      struct iattr *iattr)
 {
+	struct user_namespace *fs_userns = i_user_ns(d_inode(dentry));
 	unsigned int valid = iattr->ia_valid;
 	struct v9p_tsetattr sa = {};
 	int err;
 
+	if (ninep_idmap_refused(d_inode(dentry), idmap))
+		return -EOPNOTSUPP;
 	err = setattr_prepare(idmap, dentry, iattr);
 	if (err)
 		return err;
@@ -555,11 +568,13 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 	}
 	if (valid & ATTR_UID) {
 		sa.valid |= V9P_SETATTR_UID;
-		sa.uid = from_kuid(&init_user_ns, iattr->ia_uid);
+		sa.uid = from_kuid(&init_user_ns,
+				   from_vfsuid(idmap, fs_userns, iattr->ia_vfsuid));
 	}
 	if (valid & ATTR_GID) {
 		sa.valid |= V9P_SETATTR_GID;
-		sa.gid = from_kgid(&init_user_ns, iattr->ia_gid);
+		sa.gid = from_kgid(&init_user_ns,
+				   from_vfsgid(idmap, fs_userns, iattr->ia_vfsgid));
 	}
 	if (valid & ATTR_SIZE) {
 		sa.valid |= V9P_SETATTR_SIZE;
@@ -583,7 +598,7 @@ static int ninep_dotl_setattr(struct ninep_idmap *idmap, struct dentry *dentry,
 				   sa.valid ? &sa : NULL);
 	if (err || !(valid & ATTR_MODE))
 		return err;
-	return ninep_acl_chmod(dentry, d_inode(dentry)->i_mode);
+	return ninep_acl_chmod(idmap, dentry, d_inode(dentry)->i_mode);
 }
 
 static const char *ninep_dotl_get_link(struct dentry *dentry,
@@ -631,6 +646,7 @@ static const struct inode_operations ninep_dotl_dir_iops = {
 	.tmpfile	= ninep_dotl_tmpfile,
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
+	NINEP_PERMISSION_OP
 	.listxattr	= ninep_listxattr,
 	NINEP_DOTL_ACL_OPS
 };
@@ -638,6 +654,7 @@ static const struct inode_operations ninep_dotl_dir_iops = {
 static const struct inode_operations ninep_dotl_file_iops = {
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
+	NINEP_PERMISSION_OP
 	.listxattr	= ninep_listxattr,
 	NINEP_DOTL_ACL_OPS
 };
@@ -646,6 +663,7 @@ static const struct inode_operations ninep_dotl_symlink_iops = {
 	.get_link	= ninep_dotl_get_link,
 	.getattr	= ninep_vfs_getattr,
 	.setattr	= ninep_dotl_setattr,
+	NINEP_PERMISSION_OP
 	.listxattr	= ninep_listxattr,
 };
 

@@ -246,12 +246,13 @@ struct inode *ninep_inode_from_fid(struct super_block *sb,
 /*
  * Walk from the parent's fid to @dentry's name (Twalk) and find its inode
  * (ninep_fid_inode(), @created as there); the new fid goes on @dentry,
- * before it becomes visible. A name that is not there is -ENOENT. The
- * dentry's d_time is set first, for the positive or negative dentry this
- * makes.
+ * before it becomes visible. The fid is the caller's through a mount of
+ * @idmap (ninep_fid_lookup_idmap()). A name that is not there is -ENOENT.
+ * The dentry's d_time is set first, for the positive or negative dentry
+ * this makes.
  */
 static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry,
-				       bool created)
+				       bool created, struct ninep_idmap *idmap)
 {
 	struct ninep_attr_stamp stamp;
 	struct ninep_fid *dfid;
@@ -261,7 +262,7 @@ static struct inode *ninep_walk_dentry(struct inode *dir, struct dentry *dentry,
 
 	ninep_attr_stamp(ninep_inode_session(dir), &stamp);
 	ninep_dentry_fresh(dentry, stamp.when);
-	dfid = ninep_parent_fid(dentry);
+	dfid = ninep_fid_lookup_idmap(dentry->d_parent, idmap);
 	if (IS_ERR(dfid))
 		return ERR_CAST(dfid);
 	uid = dfid->uid;
@@ -289,7 +290,7 @@ struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 	if (dentry->d_name.len > NAME_MAX)
 		return ERR_PTR(-ENAMETOOLONG);
 
-	inode = ninep_walk_dentry(dir, dentry, false);
+	inode = ninep_walk_dentry(dir, dentry, false, NINEP_NOP_IDMAP);
 	if (IS_ERR(inode)) {
 		/* Gone before its attributes came counts as not there: negative. */
 		if (PTR_ERR(inode) != -ENOENT)
@@ -307,12 +308,14 @@ struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 
 /*
  * Walk to the file this client just made under @dentry's name (.L:
- * Tlcreate, Tmkdir, Tsymlink, Tmknod) and make the negative @dentry
- * positive with an inode of its own (ninep_iget(), @created).
+ * Tlcreate, Tmkdir, Tsymlink, Tmknod) through a mount of @idmap, as its
+ * maker, and make the negative @dentry positive with an inode of its own
+ * (ninep_iget(), @created).
  */
-int ninep_instantiate_new(struct inode *dir, struct dentry *dentry)
+int ninep_instantiate_new(struct inode *dir, struct dentry *dentry,
+			  struct ninep_idmap *idmap)
 {
-	struct inode *inode = ninep_walk_dentry(dir, dentry, true);
+	struct inode *inode = ninep_walk_dentry(dir, dentry, true, idmap);
 
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
@@ -331,7 +334,8 @@ int ninep_instantiate_new(struct inode *dir, struct dentry *dentry)
  */
 struct dentry *ninep_instantiate(struct inode *dir, struct dentry *dentry)
 {
-	struct inode *inode = ninep_walk_dentry(dir, dentry, false);
+	struct inode *inode = ninep_walk_dentry(dir, dentry, false,
+						NINEP_NOP_IDMAP);
 
 	if (IS_ERR(inode))
 		return ERR_CAST(inode);
@@ -526,7 +530,8 @@ void ninep_renamed(struct dentry *old_dentry, struct dentry *new_dentry)
 
 /*
  * ->getattr of every dialect: the attributes of the last reply while they
- * are trusted (ninep_attr_cached()), else one Tstat or Tgetattr.
+ * are trusted (ninep_attr_cached()), else one Tstat or Tgetattr; the
+ * owners as @idmap shows them.
  */
 int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 		      struct kstat *stat, u32 request_mask,
@@ -537,10 +542,12 @@ int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 	struct ninep_fid *fid;
 	int err;
 
+	if (ninep_idmap_refused(inode, idmap))
+		return -EOPNOTSUPP;
 	if (!(query_flags & AT_STATX_DONT_SYNC) &&
 	    !ninep_attr_cached(inode, query_flags)) {
 		ninep_getattr_write_back(inode);
-		fid = ninep_fid_lookup(dentry);
+		fid = ninep_fid_lookup_idmap(dentry, idmap);
 		err = PTR_ERR_OR_ZERO(fid);
 		if (!err) {
 			err = ninep_refresh_inode(inode, fid);
@@ -560,8 +567,8 @@ int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
  * until its pages are dropped, see ninep_size_change_begin()), then @st
  * (Twstat) or @sa (Tsetattr), whichever is given, goes through the open
  * file's fid for ftruncate and the like (it may be the only one allowed
- * to) or else the caller's fid of @dentry; neither given: nothing for the
- * server. Then the inode takes the change.
+ * to) or else the caller's fid of @dentry through a mount of @idmap;
+ * neither given: nothing for the server. Then the inode takes the change.
  */
 int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
 			 struct iattr *iattr, const struct v9p_stat *st,
@@ -578,7 +585,7 @@ int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
 		    iattr->ia_file->private_data)
 			fid = ninep_fid_get(ninep_file_fid(iattr->ia_file));
 		else
-			fid = ninep_fid_lookup(dentry);
+			fid = ninep_fid_lookup_idmap(dentry, idmap);
 		if (IS_ERR(fid)) {
 			err = PTR_ERR(fid);
 			goto out;
@@ -597,3 +604,18 @@ out:
 		setattr_copy(idmap, inode, iattr);
 	return err;
 }
+
+#if !NINEP_HAVE_SB_NOIDMAP
+/*
+ * ->permission of every dialect where the VFS cannot be told that a
+ * superblock refuses idmapped mounts (see ninep_idmap_refused()); else the
+ * VFS's own check, which this replaces. Never sleeps: RCU path walks
+ * call it.
+ */
+int ninep_permission(struct ninep_idmap *idmap, struct inode *inode, int mask)
+{
+	if (ninep_idmap_refused(inode, idmap))
+		return -EOPNOTSUPP;
+	return generic_permission(idmap, inode, mask);
+}
+#endif

@@ -23,7 +23,8 @@ struct inode *ninep_dotl_inode_from_fid(struct super_block *sb,
 
 struct dentry *ninep_lookup(struct inode *dir, struct dentry *dentry,
 			    unsigned int flags);
-int ninep_instantiate_new(struct inode *dir, struct dentry *dentry);
+int ninep_instantiate_new(struct inode *dir, struct dentry *dentry,
+			  struct ninep_idmap *idmap);
 struct dentry *ninep_instantiate(struct inode *dir, struct dentry *dentry);
 
 /* open(O_CREAT) between ninep_atomic_lookup() and ninep_atomic_created(). */
@@ -54,5 +55,13 @@ int ninep_vfs_getattr(struct ninep_idmap *idmap, const struct path *path,
 int ninep_setattr_finish(struct ninep_idmap *idmap, struct dentry *dentry,
 			 struct iattr *iattr, const struct v9p_stat *st,
 			 const struct v9p_tsetattr *sa);
+
+/* The inode operations' .permission, where a kernel needs it. */
+#if NINEP_HAVE_SB_NOIDMAP
+#define NINEP_PERMISSION_OP
+#else
+int ninep_permission(struct ninep_idmap *idmap, struct inode *inode, int mask);
+#define NINEP_PERMISSION_OP	.permission = ninep_permission,
+#endif
 
 #endif /* NINEP_NAMEI_H */

@@ -537,6 +537,11 @@ static int ninep_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_flags |= SB_NOATIME | SB_NODIRATIME;
 	if (s->flags & NINEP_POSIXACL)
 		sb->s_flags |= SB_POSIXACL;
+#if NINEP_HAVE_SB_NOIDMAP
+	/* See ninep_idmap_allowed(); 6.1 refuses at use instead. */
+	if (!ninep_idmap_allowed(s))
+		sb->s_iflags |= SB_I_NOIDMAP;
+#endif
 
 	err = ninep_fscache_session_init(s);
 	if (err)
@@ -683,8 +688,11 @@ static void ninep_kill_sb(struct super_block *sb)
 struct file_system_type ninep_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "9P",
-	/* d_move under rename_sem: see ninep_renamed(). */
-	.fs_flags		= FS_RENAME_DOES_D_MOVE,
+	/*
+	 * d_move under rename_sem: see ninep_renamed(). Idmapped mounts:
+	 * superblocks that cannot have them refuse them (ninep_idmap_allowed()).
+	 */
+	.fs_flags		= FS_RENAME_DOES_D_MOVE | FS_ALLOW_IDMAP,
 	.init_fs_context	= ninep_init_fs_context,
 	.parameters		= ninep_param_specs,
 	.kill_sb		= ninep_kill_sb,

@@ -184,6 +184,32 @@ static inline bool ninep_dotl(const struct ninep_session *s)
 	return s->dialect == V9P_9P2000L;
 }
 
+/*
+ * Idmapped mounts need the owners of new files and the user each request
+ * acts as to be the caller's mapped ids, and permission checked here with
+ * the mapped owners: 9P2000.L with access=client, where every user acts
+ * as itself and the kernel's checks are the authority. Elsewhere the owner
+ * of a new file is the server's choice (access=any, <uid>, 9P2000) or
+ * none of ours to send (9P2000.u makes it by the attach alone).
+ */
+static inline bool ninep_idmap_allowed(const struct ninep_session *s)
+{
+	return ninep_dotl(s) && s->access == NINEP_ACCESS_CLIENT;
+}
+
+/*
+ * On a kernel whose VFS asks the file system type alone (6.1), an idmapped
+ * mount of a superblock that cannot be right is made all the same: every
+ * use of it is refused instead, with -EOPNOTSUPP (ninep_permission(),
+ * getattr, setattr). On 6.12 SB_I_NOIDMAP refuses it in mount_setattr().
+ */
+static inline bool ninep_idmap_refused(const struct inode *inode,
+				       struct ninep_idmap *idmap)
+{
+	return !NINEP_HAVE_SB_NOIDMAP && idmap != NINEP_NOP_IDMAP &&
+	       !ninep_idmap_allowed(ninep_inode_session(inode));
+}
+
 /* Dirty pages are allowed and written back: cache=mmap and cache=loose. */
 static inline bool ninep_cache_writeback(const struct inode *inode)
 {
@@ -221,12 +247,16 @@ struct ninep_fid *ninep_session_attach(struct ninep_session *s, kuid_t uid,
 				       struct ninep_fid *afid);
 kuid_t ninep_mount_uid(const struct ninep_session *s);
 struct ninep_fid *ninep_fid_lookup(struct dentry *dentry);
+struct ninep_fid *ninep_fid_lookup_idmap(struct dentry *dentry,
+					 struct ninep_idmap *idmap);
 struct ninep_fid *ninep_fid_find(struct dentry *dentry);
 void ninep_dentry_keep_fid(struct dentry *dentry, struct ninep_fid *fid,
 			   kuid_t uid);
 void ninep_dentry_keep_spare(struct dentry *dentry, struct ninep_fid *fid,
 			     kuid_t uid);
-struct ninep_fid *ninep_fid_take_spare(struct dentry *dentry);
+struct ninep_fid *ninep_fid_take_spare(struct dentry *dentry,
+				       struct ninep_idmap *idmap);
+kgid_t ninep_caller_gid(struct ninep_idmap *idmap);
 void ninep_dentry_put_fids(struct dentry *dentry);
 
 #endif /* NINEP_H */

@@ -181,12 +181,14 @@ static int ninep_xattr_get(const struct xattr_handler *handler,
 	return err;
 }
 
+/* As the caller through a mount of @idmap (ninep_fid_lookup_idmap()). */
 static int ninep_xattr_set(const struct xattr_handler *handler,
 			   struct ninep_idmap *idmap, struct dentry *dentry,
 			   struct inode *inode, const char *name,
 			   const void *value, size_t size, int flags)
 {
-	struct ninep_fid *fid = xattr_dentry_fid(dentry);
+	struct ninep_fid *fid = dentry ? ninep_fid_lookup_idmap(dentry, idmap) :
+					 ERR_PTR(-EIO);
 	int err;
 
 	if (IS_ERR(fid))
