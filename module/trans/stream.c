@@ -151,6 +151,21 @@ bool ninep_stream_cancel(struct ninep_trans *t, struct ninep_msg *m)
 	return queued;
 }
 
+/*
+ * A stream thread whose work is over waits here to be stopped: idle, so
+ * it counts towards no load, and never woken by what it no longer reads.
+ */
+static int stream_park(void)
+{
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_IDLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
 static bool tx_ready(struct ninep_stream *s)
 {
 	return READ_ONCE(s->dead) || kthread_should_stop() ||
@@ -203,13 +218,7 @@ static int tx_thread(void *data)
 			break;
 		}
 	}
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_IDLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
+	return stream_park();
 }
 
 /* ---- framing ---- */
@@ -538,13 +547,7 @@ static int rx_thread(void *data)
 		err = rx_pump(s, NULL);
 		rx_unlock(s);
 	}
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_IDLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
+	return stream_park();
 }
 
 /* ---- the connection ---- */
