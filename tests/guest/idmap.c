@@ -38,20 +38,10 @@
 static const char *errname(int e)
 {
 	static char buf[32];
+	const char *name = e ? strerrorname_np(e) : "ok";
 
-	switch (e) {
-	case 0: return "ok";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case EEXIST: return "EEXIST";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case EIO: return "EIO";
-	case EOVERFLOW: return "EOVERFLOW";
-	case ENOSYS: return "ENOSYS";
-	case EBUSY: return "EBUSY";
-	}
+	if (name)
+		return name;
 	snprintf(buf, sizeof(buf), "errno %d", e);
 	return buf;
 }

@@ -56,19 +56,10 @@ static void tap(int good, const char *what, const char *why)
 static const char *errname(int e)
 {
 	static char buf[32];
+	const char *name = e ? strerrorname_np(e) : "ok";
 
-	switch (e) {
-	case 0: return "ok";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EISDIR: return "EISDIR";
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case EEXIST: return "EEXIST";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case EIO: return "EIO";
-	case EXDEV: return "EXDEV";
-	}
+	if (name)
+		return name;
 	snprintf(buf, sizeof(buf), "errno %d", e);
 	return buf;
 }
