@@ -317,26 +317,14 @@ nfs_section() {
 	fi
 	_nfs=0
 	nfs_up && _nfs=1
-	if [ -n "${V9FSD_PID:-}" ]; then
-		mkdir -p /mnt/an-loose
-		timeout 60 mount -t 9P -o "proto=tcp,port=$APORT,version=9p2000.L,msize=$AMSIZE,cache=loose" \
-			127.0.0.1 /mnt/an-loose > "$W/mount" 2>&1 &&
-			say "# nfs 9P-loose: $(grep ' /mnt/an-loose ' /proc/mounts)" &&
-			mkdir -p /mnt/an-loose/w.9P-loose && set_work 9P-loose /mnt/an-loose/w.9P-loose ||
-			say "# nfs 9P-loose: mount failed: $(tail -n 1 "$W/mount")"
-	fi
+	[ -n "${V9FSD_PID:-}" ] && amount 9P-loose /mnt/an-loose 9P 127.0.0.1 \
+		"proto=tcp,port=$APORT,version=9p2000.L,msize=$AMSIZE,cache=loose"
 	[ $_nfs = 1 ] && nfs_mount nfs-def /mnt/an-nfs
 	arun cached 9P-loose nfs-def
 	aumount 9P-loose /mnt/an-loose
 	aumount nfs-def /mnt/an-nfs
-	if [ -n "${V9FSD_PID:-}" ]; then
-		mkdir -p /mnt/an-none
-		timeout 60 mount -t 9P -o "proto=tcp,port=$APORT,version=9p2000.L,msize=$AMSIZE,cache=none" \
-			127.0.0.1 /mnt/an-none > "$W/mount" 2>&1 &&
-			say "# nfs 9P-none: $(grep ' /mnt/an-none ' /proc/mounts)" &&
-			mkdir -p /mnt/an-none/w.9P-none && set_work 9P-none /mnt/an-none/w.9P-none ||
-			say "# nfs 9P-none: mount failed: $(tail -n 1 "$W/mount")"
-	fi
+	[ -n "${V9FSD_PID:-}" ] && amount 9P-none /mnt/an-none 9P 127.0.0.1 \
+		"proto=tcp,port=$APORT,version=9p2000.L,msize=$AMSIZE,cache=none"
 	[ $_nfs = 1 ] && nfs_mount nfs-noac /mnt/an-noac noac
 	arun uncached 9P-none nfs-noac
 	aumount 9P-none /mnt/an-none
